@@ -1,0 +1,86 @@
+/* Choosing and calibrating the recording clock. */
+#include "internal.h"
+#include <stdio.h>
+#include <string.h>
+
+static int read_first_line(const char *path, char *buf, size_t n)
+{
+    FILE *f = fopen(path, "re");
+    if (!f)
+        return -1;
+    char *r = fgets(buf, (int)n, f);
+    fclose(f);
+    if (!r)
+        return -1;
+    buf[strcspn(buf, "\n")] = '\0';
+    return 0;
+}
+
+static int cpu_has_flags(const char *a, const char *b)
+{
+    FILE *f = fopen("/proc/cpuinfo", "re");
+    if (!f)
+        return 0;
+    char line[4096];
+    int ok = 0;
+    while (fgets(line, sizeof line, f)) {
+        if (strncmp(line, "flags", 5) == 0) {
+            ok = strstr(line, a) != NULL && strstr(line, b) != NULL;
+            break;
+        }
+    }
+    fclose(f);
+    return ok;
+}
+
+static uint32_t detect_mode(void)
+{
+    char cs[64];
+    if (!PT_HAVE_TSC)
+        return PT_CLOCK_REALTIME;
+    if (getenv("POSIXTRACE_CLOCK") && strcmp(getenv("POSIXTRACE_CLOCK"), "realtime") == 0)
+        return PT_CLOCK_REALTIME;
+    if (read_first_line("/sys/devices/system/clocksource/clocksource0/current_clocksource",
+                        cs, sizeof cs) != 0 || strcmp(cs, "tsc") != 0)
+        return PT_CLOCK_REALTIME;
+    if (!cpu_has_flags(" constant_tsc", " nonstop_tsc"))
+        return PT_CLOCK_REALTIME;
+    return PT_CLOCK_TSC;
+}
+
+/* Measure TSC ticks per ns against CLOCK_MONOTONIC_RAW over ~10 ms. */
+static double calibrate(void)
+{
+    int64_t m0 = pt_monotonic_ns();
+    uint64_t t0 = pt_rdtsc_ordered();
+    int64_t m1;
+    uint64_t t1;
+    do {
+        m1 = pt_monotonic_ns();
+        t1 = pt_rdtsc_ordered();
+    } while (m1 - m0 < 10 * 1000 * 1000);
+    return (double)(t1 - t0) / (double)(m1 - m0);
+}
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+static uint32_t mode;
+static double tpn = 1.0;
+
+static void init_clock(void)
+{
+    mode = detect_mode();
+    if (mode == PT_CLOCK_TSC)
+        tpn = calibrate();
+}
+
+uint32_t pt_clock_mode(void)
+{
+    pthread_once(&once, init_clock);
+    return mode;
+}
+
+double pt_clock_ticks_per_ns(void)
+{
+    pthread_once(&once, init_clock);
+    return tpn;
+}

@@ -1,0 +1,72 @@
+/* Timestamps: raw ticks on the recording path, CLOCK_REALTIME at read time. */
+#ifndef PT_CLOCK_H
+#define PT_CLOCK_H
+
+#include <stdint.h>
+#include <time.h>
+
+/* Ticks elapsed before a new anchor (tick, CLOCK_REALTIME) pair is recorded. */
+#define PT_ANCHOR_TICKS (UINT64_C(1) << 23)
+
+/* PT_CLOCK_TSC when the kernel itself uses a constant, nonstop TSC as its
+ * clocksource (so the TSC is synchronized across CPUs), else PT_CLOCK_REALTIME. */
+uint32_t pt_clock_mode(void);
+/* TSC ticks per nanosecond, measured once per process (PT_CLOCK_TSC only). */
+double pt_clock_ticks_per_ns(void);
+
+static inline int64_t pt_ts_ns(const struct timespec *t)
+{
+    return (int64_t)t->tv_sec * 1000000000 + t->tv_nsec;
+}
+
+static inline int64_t pt_realtime_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_REALTIME, &t);
+    return pt_ts_ns(&t);
+}
+
+static inline int64_t pt_monotonic_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC_RAW, &t);
+    return pt_ts_ns(&t);
+}
+
+#if defined(__x86_64__) || defined(__i386__)
+static inline uint64_t pt_rdtsc(void)
+{
+    uint32_t lo, hi;
+    __asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+    return ((uint64_t)hi << 32) | lo;
+}
+/* Ordered against earlier loads: for the reader's "now". */
+static inline uint64_t pt_rdtsc_ordered(void)
+{
+    __asm__ __volatile__("lfence" ::: "memory");
+    return pt_rdtsc();
+}
+#define PT_HAVE_TSC 1
+#else
+static inline uint64_t pt_rdtsc(void) { return 0; }
+static inline uint64_t pt_rdtsc_ordered(void) { return 0; }
+#define PT_HAVE_TSC 0
+#endif
+
+/* Current ticks in the given mode. */
+static inline uint64_t pt_ticks(uint32_t mode)
+{
+    return mode == 1 /* PT_CLOCK_TSC */ ? pt_rdtsc() : (uint64_t)pt_realtime_ns();
+}
+
+static inline void pt_ns_to_ts(int64_t ns, struct timespec *t)
+{
+    t->tv_sec = (time_t)(ns / 1000000000);
+    t->tv_nsec = (long)(ns % 1000000000);
+    if (t->tv_nsec < 0) {
+        t->tv_nsec += 1000000000;
+        t->tv_sec -= 1;
+    }
+}
+
+#endif

@@ -1,0 +1,165 @@
+/* libposixtrace internals shared between the library's files. */
+#ifndef PT_INTERNAL_H
+#define PT_INTERNAL_H
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <sys/types.h>
+#include <trace.h>
+
+#include "clock.h"
+#include "shm_layout.h"
+
+#define PT_API __attribute__((visibility("default")))
+#define likely(x)   __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+
+#define PT_ATTR_MAGIC 0x50544154u /* "PTAT" */
+#define PT_VERSION_STRING "posixtrace 0.1"
+
+/* Attribute defaults and bounds (doc/semantics.md). */
+#define PT_DEF_STREAM_SIZE  ((size_t)1 << 20)
+#define PT_MAX_STREAM_SIZE  ((size_t)1 << 30)
+#define PT_DEF_MAX_DATA     ((size_t)256)
+#define PT_MAX_MAX_DATA     ((size_t)65536)
+#define PT_DEF_LOG_SIZE     ((size_t)16 << 20)
+#define PT_SYS_DATA_MAX     (2 * sizeof(trace_event_set_t)) /* FILTER: old + new */
+/* Per-event budget: record header plus one anchor record it may need. */
+#define PT_EVENT_OVERHEAD   (2 * PT_REC_HDR)
+#define PT_ATTR_POLICY_SET  1u /* __flags: stream policy set explicitly */
+
+static inline uint32_t pt_round8(size_t n) { return (uint32_t)((n + 7) & ~(size_t)7); }
+
+/* ---- process.c: this process as a traced process ---- */
+#define PT_MAX_ATTACH  16u   /* streams one process records into at once */
+#define PT_MAX_THREADS 1024u /* threads recording at once */
+
+struct pt_attach {
+    _Atomic(struct pt_shm *) shm;
+    uint32_t epoch;           /* bumped each time this entry changes meaning */
+    size_t map_size;
+};
+
+/* Per-thread recording state, in static memory so that another thread may
+ * look at it (shutdown's grace period) without touching freed TLS. */
+struct pt_thread {
+    alignas(PT_CACHELINE) _Atomic uint32_t nest; /* >0 while inside the recording path */
+    _Atomic uint32_t used;
+    uint32_t epoch[PT_MAX_ATTACH];
+    uint16_t slot[PT_MAX_ATTACH][PT_NEST]; /* slot index + 1; 0 = none */
+};
+
+extern struct pt_attach pt_att[PT_MAX_ATTACH];
+extern _Atomic uint32_t pt_att_mask;
+extern struct pt_thread pt_threads[PT_MAX_THREADS];
+extern uint32_t pt_pid;
+
+void pt_process_init(void);
+struct pt_thread *pt_thread_self(void);          /* NULL if none free */
+int  pt_attach_add(struct pt_shm *shm, size_t size); /* index or -1 */
+void pt_attach_remove(int idx);                   /* waits for writers, then forgets */
+void pt_thread_release_slots(struct pt_thread *t);
+
+/* ---- pool.c: the free-chunk pool (lock-free stack) ---- */
+void     pt_pool_init(struct pt_shm *s);
+uint32_t pt_pool_pop(struct pt_shm *s);           /* PT_NONE if empty */
+void     pt_pool_push(struct pt_shm *s, uint32_t c);
+
+/* ---- shm.c: creating and mapping a stream ---- */
+struct pt_geometry {
+    uint32_t chunk_size, nchunks;
+    uint64_t total;
+};
+void pt_geometry(const trace_attr_t *a, struct pt_geometry *g);
+int  pt_shm_create(const trace_attr_t *a, int has_log, struct pt_shm **out, size_t *size, int *fd);
+void pt_shm_unmap(struct pt_shm *s, size_t size);
+size_t pt_max_record(const struct pt_shm *s);
+
+/* ---- names.c ---- */
+void pt_names_lock_local(void);
+void pt_names_unlock_local(void);
+void pt_names_init_stream(struct pt_shm *s);      /* predefined + this process's; locked */
+int  pt_name_lookup_user(struct pt_shm *s, const char *name, trace_event_id_t *id);
+int  pt_name_get(struct pt_shm *s, trace_event_id_t id, char *out);
+int  pt_local_eventid_open(const char *name, trace_event_id_t *id);
+int  pt_stream_eventid_open(struct pt_shm *s, const char *name, trace_event_id_t *id);
+const char *pt_sys_name(trace_event_id_t id);
+
+/* ---- record.c ---- */
+#define PT_REC_FORCE 1u   /* record even while suspended (start/stop events) */
+#define PT_REC_SYS   2u   /* a system event: data up to PT_SYS_DATA_MAX */
+void pt_record(struct pt_shm *s, int att, trace_event_id_t id, const void *data,
+               size_t len, uint64_t addr, unsigned flags);
+void pt_note_loss(struct pt_shm *s, uint64_t n, uint32_t err);
+void pt_wake_readers(struct pt_shm *s);
+
+/* ---- handle.c: trace stream identifiers of this process ---- */
+#define PT_RD_SYNTH_MAX 8
+struct pt_synth {             /* an event the reader reports itself */
+    trace_event_id_t id;
+    int64_t ns;               /* CLOCK_REALTIME */
+    uint32_t len;
+    unsigned char data[sizeof(trace_event_set_t)];
+};
+struct pt_rslot {             /* the reader's view of one writer slot */
+    uint32_t gen;
+    uint32_t chunk;           /* PT_NONE: not following this slot */
+    uint64_t rhead;           /* value of slot->rhead when we took chunk */
+    uint32_t off;
+    uint32_t delivered;       /* events delivered from chunk */
+    uint64_t stolen_seen;     /* slot->stolen accounted for */
+    uint64_t anchor_ts;
+    int64_t anchor_ns;
+    int has_anchor;
+};
+struct pt_handle {
+    int used;
+    uint32_t gen;
+    uint32_t owner_pid;
+    int att;                  /* attachment index when tracing itself, else -1 */
+    int fd;
+    struct pt_shm *shm;
+    size_t map_size;
+    int refs;
+    int dying;
+    pthread_cond_t cv;        /* refs reached 0 */
+    pthread_mutex_t rlock;    /* one reader at a time */
+    pthread_mutex_t mlock;    /* event type list cursor */
+    /* reader state (under rlock) */
+    struct pt_rslot rs[PT_NSLOTS];
+    struct pt_synth synth[PT_RD_SYNTH_MAX];
+    int nsynth, synth_pos;
+    uint64_t lost_reported;   /* lost events already reported in OVERFLOW events */
+    int stop_reported;        /* STOP(auto) reported for the current fill */
+    double ticks_per_ns;
+    /* event type list cursor */
+    uint32_t typelist_pos;
+};
+
+/* Look up trid; on success the handle is referenced: release with pt_put. */
+int  pt_get(trace_id_t trid, struct pt_handle **h);
+void pt_put(struct pt_handle *h);
+int  pt_handle_new(struct pt_shm *s, size_t size, int fd, int att, trace_id_t *trid);
+int  pt_handle_begin_destroy(struct pt_handle *h);
+void pt_handle_wait_last(struct pt_handle *h);
+void pt_handle_destroy(struct pt_handle *h);      /* after shutdown logic */
+int  pt_handle_count(void);
+
+/* ---- reader.c ---- */
+int  pt_read_next(struct pt_handle *h, struct posix_trace_event_info *ev, void *data,
+                  size_t num, size_t *len, int *unavailable, int mode,
+                  const struct timespec *abstime);
+enum { PT_READ_TRY = 0, PT_READ_BLOCK = 1, PT_READ_TIMED = 2 };
+void pt_reader_drain(struct pt_handle *h);        /* posix_trace_clear */
+void pt_reader_init(struct pt_handle *h);
+
+/* ---- futex ---- */
+int pt_futex_wait(_Atomic uint32_t *addr, uint32_t val, const struct timespec *abs_realtime);
+int pt_futex_wake(_Atomic uint32_t *addr, int n);
+
+#endif

@@ -1,0 +1,21 @@
+# libposixtrace sources (included from the top-level Makefile.am).
+lib_LTLIBRARIES += libtrace/libposixtrace.la
+libtrace_libposixtrace_la_SOURCES = \
+	libtrace/internal.h \
+	libtrace/shm_layout.h \
+	libtrace/clock.h \
+	libtrace/clock.c \
+	libtrace/attr.c \
+	libtrace/eventset.c \
+	libtrace/pool.c \
+	libtrace/shm.c \
+	libtrace/names.c \
+	libtrace/process.c \
+	libtrace/record.c \
+	libtrace/reader.c \
+	libtrace/handle.c \
+	libtrace/stream.c
+libtrace_libposixtrace_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libtrace
+libtrace_libposixtrace_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
+libtrace_libposixtrace_la_LDFLAGS = -version-info 0:0:0 -no-undefined
+libtrace_libposixtrace_la_LIBADD = -lpthread

@@ -1,0 +1,225 @@
+/*
+ * Event names and type identifiers.
+ *
+ * The process keeps its own table of user event names (posix_trace_eventid_open
+ * works before any stream exists, and its ids are what the program passes to
+ * posix_trace_event). Every stream the process records into gets a copy when
+ * it is created and every later name as it is opened, at the same id: for a
+ * stream traced by its own process, stream ids and process ids are the same.
+ * Stream tables live in shared memory, guarded by a robust process-shared mutex.
+ */
+#include "internal.h"
+#include <string.h>
+
+static const char *const sys_names[] = {
+    [0] = "posix_trace_start",       [1] = "posix_trace_stop",
+    [2] = "posix_trace_filter",      [3] = "posix_trace_overflow",
+    [4] = "posix_trace_resume",      [5] = "posix_trace_flush_start",
+    [6] = "posix_trace_flush_stop",  [7] = "posix_trace_error",
+};
+#define UNNAMED_NAME "posix_trace_unnamed_userevent"
+
+static pthread_mutex_t local_lock = PTHREAD_MUTEX_INITIALIZER;
+static char local_names[TRACE_USER_EVENT_MAX][TRACE_EVENT_NAME_MAX + 1];
+static uint32_t local_count;
+
+const char *pt_sys_name(trace_event_id_t id)
+{
+    return id < sizeof sys_names / sizeof sys_names[0] ? sys_names[id] : NULL;
+}
+
+void pt_names_lock_local(void) { pthread_mutex_lock(&local_lock); }
+void pt_names_unlock_local(void) { pthread_mutex_unlock(&local_lock); }
+
+static void lock_stream(struct pt_shm *s)
+{
+    if (pthread_mutex_lock(&s->names_lock) == EOWNERDEAD)
+        pthread_mutex_consistent(&s->names_lock);
+}
+
+/* Caller holds the stream's names_lock (or owns the stream exclusively). */
+static void set_name(struct pt_shm *s, trace_event_id_t id, const char *name)
+{
+    struct pt_name *n = &pt_names(s)[id];
+    size_t len = strnlen(name, TRACE_EVENT_NAME_MAX);
+    memcpy(n->name, name, len);
+    n->name[len] = '\0';
+    atomic_store_explicit(&n->valid, 1, memory_order_release);
+}
+
+void pt_names_init_stream(struct pt_shm *s)
+{
+    for (trace_event_id_t id = 0; id < sizeof sys_names / sizeof sys_names[0]; id++)
+        set_name(s, id, sys_names[id]);
+    set_name(s, POSIX_TRACE_UNNAMED_USEREVENT, UNNAMED_NAME);
+    for (uint32_t i = 0; i < local_count; i++)
+        set_name(s, POSIX_TRACE_UNNAMED_USEREVENT + 1 + i, local_names[i]);
+}
+
+static int name_ok(const char *name)
+{
+    if (name == NULL)
+        return EINVAL;
+    return strnlen(name, TRACE_EVENT_NAME_MAX + 1) > TRACE_EVENT_NAME_MAX ? ENAMETOOLONG : 0;
+}
+
+int pt_local_eventid_open(const char *name, trace_event_id_t *id)
+{
+    int rc = name_ok(name);
+    if (rc != 0 || id == NULL)
+        return rc ? rc : EINVAL;
+    if (strcmp(name, UNNAMED_NAME) == 0) {
+        *id = POSIX_TRACE_UNNAMED_USEREVENT;
+        return 0;
+    }
+    pthread_mutex_lock(&local_lock);
+    for (uint32_t i = 0; i < local_count; i++) {
+        if (strcmp(local_names[i], name) == 0) {
+            *id = POSIX_TRACE_UNNAMED_USEREVENT + 1 + i;
+            pthread_mutex_unlock(&local_lock);
+            return 0;
+        }
+    }
+    if (local_count == TRACE_USER_EVENT_MAX) {
+        pthread_mutex_unlock(&local_lock);
+        *id = POSIX_TRACE_UNNAMED_USEREVENT;
+        return 0;
+    }
+    strcpy(local_names[local_count], name);
+    trace_event_id_t nid = POSIX_TRACE_UNNAMED_USEREVENT + 1 + local_count++;
+    for (uint32_t i = 0; i < PT_MAX_ATTACH; i++) {
+        struct pt_shm *s = atomic_load(&pt_att[i].shm);
+        if (s != NULL) {
+            lock_stream(s);
+            set_name(s, nid, name);
+            pthread_mutex_unlock(&s->names_lock);
+        }
+    }
+    pthread_mutex_unlock(&local_lock);
+    *id = nid;
+    return 0;
+}
+
+int pt_name_lookup_user(struct pt_shm *s, const char *name, trace_event_id_t *id)
+{
+    struct pt_name *t = pt_names(s);
+    for (trace_event_id_t i = POSIX_TRACE_UNNAMED_USEREVENT; i <= PT_ID_MAX; i++) {
+        if (atomic_load_explicit(&t[i].valid, memory_order_acquire) &&
+            strncmp(t[i].name, name, sizeof t[i].name) == 0) {
+            *id = i;
+            return 0;
+        }
+    }
+    return ENOENT;
+}
+
+/* For a stream whose traced process is another one: the stream table decides. */
+int pt_stream_eventid_open(struct pt_shm *s, const char *name, trace_event_id_t *id)
+{
+    int rc = name_ok(name);
+    if (rc != 0 || id == NULL)
+        return rc ? rc : EINVAL;
+    lock_stream(s);
+    if (pt_name_lookup_user(s, name, id) == 0) {
+        pthread_mutex_unlock(&s->names_lock);
+        return 0;
+    }
+    struct pt_name *t = pt_names(s);
+    *id = POSIX_TRACE_UNNAMED_USEREVENT;
+    for (trace_event_id_t i = POSIX_TRACE_UNNAMED_USEREVENT + 1; i <= PT_ID_MAX; i++) {
+        if (!atomic_load_explicit(&t[i].valid, memory_order_relaxed)) {
+            set_name(s, i, name);
+            *id = i;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&s->names_lock);
+    return 0;
+}
+
+int pt_name_get(struct pt_shm *s, trace_event_id_t id, char *out)
+{
+    if (id > PT_ID_MAX || out == NULL)
+        return EINVAL;
+    struct pt_name *n = &pt_names(s)[id];
+    if (!atomic_load_explicit(&n->valid, memory_order_acquire))
+        return EINVAL;
+    size_t len = strnlen(n->name, TRACE_EVENT_NAME_MAX);
+    memcpy(out, n->name, len);
+    out[len] = '\0';
+    return 0;
+}
+
+PT_API int posix_trace_eventid_open(const char *restrict name, trace_event_id_t *restrict id)
+{
+    return pt_local_eventid_open(name, id);
+}
+
+PT_API int posix_trace_trid_eventid_open(trace_id_t trid, const char *restrict name,
+                                         trace_event_id_t *restrict id)
+{
+    struct pt_handle *h;
+    int rc = pt_get(trid, &h);
+    if (rc != 0)
+        return rc;
+    rc = h->att >= 0 ? pt_local_eventid_open(name, id) : pt_stream_eventid_open(h->shm, name, id);
+    pt_put(h);
+    return rc;
+}
+
+PT_API int posix_trace_eventid_get_name(trace_id_t trid, trace_event_id_t id, char *name)
+{
+    struct pt_handle *h;
+    int rc = pt_get(trid, &h);
+    if (rc != 0)
+        return rc;
+    rc = pt_name_get(h->shm, id, name);
+    pt_put(h);
+    return rc;
+}
+
+PT_API int posix_trace_eventid_equal(trace_id_t trid, trace_event_id_t a, trace_event_id_t b)
+{
+    (void)trid; /* ids are comparable as numbers within one stream */
+    return a == b;
+}
+
+PT_API int posix_trace_eventtypelist_getnext_id(trace_id_t trid, trace_event_id_t *restrict id,
+                                                int *restrict unavailable)
+{
+    struct pt_handle *h;
+    int rc = pt_get(trid, &h);
+    if (rc != 0)
+        return rc;
+    if (id == NULL || unavailable == NULL) {
+        pt_put(h);
+        return EINVAL;
+    }
+    struct pt_name *t = pt_names(h->shm);
+    pthread_mutex_lock(&h->rlock);
+    *unavailable = 1;
+    while (h->typelist_pos <= PT_ID_MAX) {
+        uint32_t i = h->typelist_pos++;
+        if (atomic_load_explicit(&t[i].valid, memory_order_acquire)) {
+            *id = i;
+            *unavailable = 0;
+            break;
+        }
+    }
+    pthread_mutex_unlock(&h->rlock);
+    pt_put(h);
+    return 0;
+}
+
+PT_API int posix_trace_eventtypelist_rewind(trace_id_t trid)
+{
+    struct pt_handle *h;
+    int rc = pt_get(trid, &h);
+    if (rc != 0)
+        return rc;
+    pthread_mutex_lock(&h->rlock);
+    h->typelist_pos = 0;
+    pthread_mutex_unlock(&h->rlock);
+    pt_put(h);
+    return 0;
+}

@@ -1,0 +1,190 @@
+/*
+ * This process as a traced process: its cached pid, the streams it records
+ * into (attachments), and the registry of recording threads.
+ *
+ * Removing an attachment must not unmap memory a writer is still using. A
+ * writer marks itself busy (pt_thread.nest) before it loads an attachment and
+ * clears the mark when done; the remover clears the attachment, runs
+ * membarrier(PRIVATE_EXPEDITED) so that every thread's mark and load are
+ * ordered against that store, then waits for the busy marks to drop: the
+ * writers pay two plain stores, the rare remover pays the fence.
+ */
+#include "internal.h"
+#include <linux/membarrier.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+struct pt_attach pt_att[PT_MAX_ATTACH];
+_Atomic uint32_t pt_att_mask;
+struct pt_thread pt_threads[PT_MAX_THREADS];
+uint32_t pt_pid;
+
+static __thread uint32_t tls_index; /* pt_threads index + 1; 0 = none */
+static pthread_key_t exit_key;
+static pthread_mutex_t att_lock = PTHREAD_MUTEX_INITIALIZER;
+static int have_membarrier;
+static _Atomic uint32_t claim_hint;
+
+void pt_handles_atfork_prepare(void);
+void pt_handles_atfork_parent(void);
+void pt_handles_atfork_child(void);
+
+static void thread_exit(void *unused)
+{
+    (void)unused;
+    uint32_t i = tls_index;
+    if (i == 0)
+        return;
+    struct pt_thread *t = &pt_threads[i - 1];
+    pt_thread_release_slots(t);
+    tls_index = 0;
+    atomic_store_explicit(&t->used, 0, memory_order_release);
+}
+
+struct pt_thread *pt_thread_self(void)
+{
+    uint32_t i = tls_index;
+    if (likely(i != 0))
+        return &pt_threads[i - 1];
+    uint32_t start = atomic_fetch_add_explicit(&claim_hint, 1, memory_order_relaxed);
+    for (uint32_t n = 0; n < PT_MAX_THREADS; n++) {
+        uint32_t k = (start + n) % PT_MAX_THREADS;
+        uint32_t zero = 0;
+        struct pt_thread *t = &pt_threads[k];
+        if (atomic_load_explicit(&t->used, memory_order_relaxed) != 0 ||
+            !atomic_compare_exchange_strong(&t->used, &zero, 1))
+            continue;
+        if (tls_index != 0) { /* a signal handler claimed one meanwhile */
+            atomic_store(&t->used, 0);
+            return &pt_threads[tls_index - 1];
+        }
+        memset(t->epoch, 0, sizeof t->epoch);
+        memset(t->slot, 0, sizeof t->slot);
+        tls_index = k + 1;
+        pthread_setspecific(exit_key, (void *)1);
+        return t;
+    }
+    return NULL;
+}
+
+void pt_thread_release_slots(struct pt_thread *t)
+{
+    atomic_fetch_add_explicit(&t->nest, 1, memory_order_relaxed);
+    atomic_signal_fence(memory_order_seq_cst);
+    for (uint32_t a = 0; a < PT_MAX_ATTACH; a++) {
+        struct pt_shm *s = atomic_load_explicit(&pt_att[a].shm, memory_order_acquire);
+        if (s == NULL || t->epoch[a] != pt_att[a].epoch)
+            continue;
+        for (uint32_t l = 0; l < PT_NEST; l++) {
+            if (t->slot[a][l] == 0)
+                continue;
+            struct pt_slot *sl = &pt_slots(s)[t->slot[a][l] - 1];
+            atomic_store_explicit(&sl->state, PT_SLOT_ORPHAN, memory_order_release);
+            t->slot[a][l] = 0;
+        }
+    }
+    atomic_signal_fence(memory_order_seq_cst);
+    atomic_fetch_sub_explicit(&t->nest, 1, memory_order_relaxed);
+}
+
+int pt_attach_add(struct pt_shm *shm, size_t size)
+{
+    pthread_mutex_lock(&att_lock);
+    int idx = -1;
+    for (uint32_t i = 0; i < PT_MAX_ATTACH; i++) {
+        if (atomic_load(&pt_att[i].shm) == NULL) {
+            idx = (int)i;
+            pt_att[i].epoch++;
+            pt_att[i].map_size = size;
+            atomic_store_explicit(&pt_att[i].shm, shm, memory_order_release);
+            atomic_fetch_or(&pt_att_mask, 1u << i);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&att_lock);
+    return idx;
+}
+
+/* Wait until no other thread is inside the recording path. */
+static void grace_period(void)
+{
+    if (have_membarrier)
+        syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
+    else
+        atomic_thread_fence(memory_order_seq_cst);
+    uint32_t self = tls_index;
+    for (uint32_t k = 0; k < PT_MAX_THREADS; k++) {
+        struct pt_thread *t = &pt_threads[k];
+        if (k + 1 == self || atomic_load(&t->used) == 0)
+            continue;
+        while (atomic_load_explicit(&t->nest, memory_order_acquire) != 0)
+            sched_yield();
+    }
+}
+
+void pt_attach_remove(int idx)
+{
+    pthread_mutex_lock(&att_lock);
+    atomic_fetch_and(&pt_att_mask, ~(1u << idx));
+    atomic_store_explicit(&pt_att[idx].shm, NULL, memory_order_release);
+    grace_period();
+    pthread_mutex_unlock(&att_lock);
+}
+
+static void atfork_prepare(void)
+{
+    pt_names_lock_local();
+    pthread_mutex_lock(&att_lock);
+    pt_handles_atfork_prepare();
+}
+
+static void atfork_parent(void)
+{
+    pt_handles_atfork_parent();
+    pthread_mutex_unlock(&att_lock);
+    pt_names_unlock_local();
+}
+
+/* The child: only the forking thread exists; streams created with
+ * POSIX_TRACE_CLOSE_FOR_CHILD stop being recorded into, inherited ones go on
+ * with the child's pid in fresh writer slots. */
+static void atfork_child(void)
+{
+    pt_pid = (uint32_t)getpid();
+    uint32_t self = tls_index;
+    for (uint32_t k = 0; k < PT_MAX_THREADS; k++) {
+        if (k + 1 != self)
+            atomic_store(&pt_threads[k].used, 0);
+    }
+    for (uint32_t i = 0; i < PT_MAX_ATTACH; i++) {
+        struct pt_shm *s = atomic_load(&pt_att[i].shm);
+        if (s == NULL)
+            continue;
+        pt_att[i].epoch++;
+        if (s->inheritance != POSIX_TRACE_INHERITED) {
+            atomic_fetch_and(&pt_att_mask, ~(1u << i));
+            atomic_store(&pt_att[i].shm, NULL);
+            pt_shm_unmap(s, pt_att[i].map_size);
+        }
+    }
+    pt_handles_atfork_child();
+    pthread_mutex_unlock(&att_lock);
+    pt_names_unlock_local();
+}
+
+__attribute__((constructor)) void pt_process_init(void)
+{
+    static int done;
+    if (done)
+        return;
+    done = 1;
+    pt_pid = (uint32_t)getpid();
+    pthread_key_create(&exit_key, thread_exit);
+    pthread_atfork(atfork_prepare, atfork_parent, atfork_child);
+    long q = syscall(SYS_membarrier, MEMBARRIER_CMD_QUERY, 0, 0);
+    if (q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
+        syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
+        have_membarrier = 1;
+}

@@ -1,0 +1,512 @@
+/*
+ * The reader: merges the writer slots' chains into one oldest-first sequence.
+ *
+ * Each slot's chain is in its writer's order. The reader looks at the next
+ * event of every slot and reports the one with the smallest timestamp, among
+ * those stamped before `now`, a tick count read before the look: a call that
+ * ended before another began has a smaller stamp, and if it ended before `now`
+ * was read it was visible to the look. So events of calls that do not overlap
+ * are reported in order (doc/semantics.md).
+ *
+ * The shared memory is untrusted: every offset, size, index and length read
+ * from it is checked; a bad record is skipped with the rest of its chunk and
+ * reported as POSIX_TRACE_ERROR (EBADMSG).
+ *
+ * LOOP stealers may take the chunk being read: every read of a chunk is
+ * validated afterwards against the slot's rhead word (a seqlock), and a
+ * stolen chunk's events not yet reported are counted lost exactly.
+ */
+#include "internal.h"
+#include <string.h>
+
+struct pt_peek {               /* a validated copy of a record header */
+    struct pt_rec rec;
+    uint32_t pid;
+    uint64_t thread;
+};
+
+void pt_reader_init(struct pt_handle *h)
+{
+    struct pt_shm *s = h->shm;
+    for (uint32_t i = 0; i < PT_NSLOTS; i++) {
+        struct pt_rslot *r = &h->rs[i];
+        memset(r, 0, sizeof *r);
+        r->rhead = atomic_load(&pt_slots(s)[i].rhead);
+        r->chunk = (uint32_t)r->rhead;
+        r->stolen_seen = atomic_load(&pt_slots(s)[i].stolen);
+    }
+    h->ticks_per_ns = s->ticks_per_ns > 0 ? s->ticks_per_ns : 1.0;
+    h->lost_reported = atomic_load(&s->lost);
+}
+
+static int64_t ticks_to_ns(struct pt_handle *h, struct pt_rslot *r, uint64_t ts)
+{
+    struct pt_shm *s = h->shm;
+    if (s->clock_mode != PT_CLOCK_TSC)
+        return (int64_t)ts;
+    if (r != NULL && r->has_anchor)
+        return r->anchor_ns + (int64_t)((double)(int64_t)(ts - r->anchor_ts) / h->ticks_per_ns);
+    return s->real0_ns + (int64_t)((double)(int64_t)(ts - s->tick0) / h->ticks_per_ns);
+}
+
+static uint64_t now_ticks(struct pt_shm *s)
+{
+    return s->clock_mode == PT_CLOCK_TSC ? pt_rdtsc_ordered() : (uint64_t)pt_realtime_ns();
+}
+
+static void push_synth(struct pt_handle *h, trace_event_id_t id, int64_t ns, const void *d,
+                       uint32_t len)
+{
+    if (h->nsynth == PT_RD_SYNTH_MAX)
+        return;
+    struct pt_synth *e = &h->synth[h->nsynth++];
+    e->id = id;
+    e->ns = ns;
+    e->len = len;
+    if (len)
+        memcpy(e->data, d, len);
+}
+
+static void report_error(struct pt_handle *h, uint32_t err)
+{
+    uint32_t zero = 0;
+    atomic_compare_exchange_strong(&h->shm->error_pending, &zero, err);
+}
+
+/* Start following the chain at rh (after a steal, a reclaim or a new writer). */
+static void follow(struct pt_rslot *r, uint64_t rh)
+{
+    r->rhead = rh;
+    r->chunk = (uint32_t)rh;
+    r->off = 0;
+    r->delivered = 0;
+    r->has_anchor = 0;
+}
+
+/*
+ * rhead moved under us: a writer gave the slot its first chunk, or LOOP
+ * stealers took chunks. Count the events of stolen chunks we had not reported.
+ * Returns false while a stealer has not finished its bookkeeping yet.
+ */
+static bool resync(struct pt_handle *h, uint32_t i, uint64_t rh)
+{
+    struct pt_slot *sl = &pt_slots(h->shm)[i];
+    struct pt_rslot *r = &h->rs[i];
+    uint64_t steals = (rh >> 32) - (r->rhead >> 32);
+    if ((uint32_t)r->rhead == PT_NONE && steals > 0)
+        steals--; /* the writer's own first-chunk publication */
+    uint64_t st = atomic_load_explicit(&sl->stolen, memory_order_acquire);
+    uint64_t done = PT_STEAL_COUNT(st) - PT_STEAL_COUNT(r->stolen_seen);
+    if (done < steals)
+        return false;
+    if (done > steals) /* a newer steal completed: look again */
+        return false;
+    if (steals > 0) {
+        uint64_t recs = PT_STEAL_RECS(st) - PT_STEAL_RECS(r->stolen_seen);
+        uint64_t lost = recs > r->delivered ? recs - r->delivered : 0;
+        if (lost)
+            atomic_fetch_add_explicit(&h->shm->lost, lost, memory_order_relaxed);
+    }
+    r->stolen_seen = st;
+    follow(r, rh);
+    return true;
+}
+
+/* An orphan slot (its thread exited) read to the end gives its chunk back. */
+static void reclaim_orphan(struct pt_handle *h, uint32_t i)
+{
+    struct pt_shm *s = h->shm;
+    struct pt_slot *sl = &pt_slots(s)[i];
+    struct pt_rslot *r = &h->rs[i];
+    uint32_t st = PT_SLOT_ORPHAN;
+    if (!atomic_compare_exchange_strong(&sl->state, &st, PT_SLOT_RECLAIM))
+        return;
+    if (r->chunk != PT_NONE) {
+        struct pt_chunk *ch = pt_chunk(s, r->chunk);
+        if (atomic_load_explicit(&pt_rec_at(ch, r->off)->commit, memory_order_acquire) != 0 ||
+            atomic_load_explicit(&ch->next, memory_order_acquire) != PT_NONE) {
+            atomic_store(&sl->state, PT_SLOT_ORPHAN); /* not drained after all */
+            return;
+        }
+        pt_pool_push(s, r->chunk);
+    }
+    uint64_t nrh = (((r->rhead >> 32) + 1) << 32) | PT_NONE;
+    atomic_store_explicit(&sl->rhead, nrh, memory_order_release);
+    follow(r, nrh);
+    atomic_store_explicit(&sl->state, PT_SLOT_FREE, memory_order_release);
+}
+
+static bool rec_sane(struct pt_shm *s, uint32_t commit, const struct pt_rec *rec, uint32_t off)
+{
+    uint32_t type = PT_COMMIT_TYPE(commit), size = PT_COMMIT_SIZE(commit);
+    if (size % 8 != 0 || off + size > pt_chunk_room(s) + PT_END_BYTES)
+        return false;
+    switch (type) {
+    case PT_REC_END:
+        return size == PT_END_BYTES;
+    case PT_REC_ANCHOR:
+        return size == PT_REC_HDR;
+    case PT_REC_EVENT:
+        return rec->id <= PT_ID_MAX && rec->len <= pt_max_record(s) - PT_REC_HDR &&
+               size == PT_REC_HDR + pt_round8(rec->len);
+    default:
+        return false;
+    }
+}
+
+/* Drop the rest of a corrupt chunk: wait for its successor, if any. */
+static void skip_chunk(struct pt_handle *h, uint32_t i)
+{
+    report_error(h, EBADMSG);
+    h->rs[i].off = pt_chunk_room(h->shm); /* reads as "no more" until a next appears */
+}
+
+/*
+ * Move slot i's read position to its next event. 1: *p holds it; 0: none now.
+ */
+static int peek(struct pt_handle *h, uint32_t i, struct pt_peek *p)
+{
+    struct pt_shm *s = h->shm;
+    struct pt_slot *sl = &pt_slots(s)[i];
+    struct pt_rslot *r = &h->rs[i];
+    for (int guard = 0; guard < 1 << 20; guard++) {
+        uint64_t rh = atomic_load_explicit(&sl->rhead, memory_order_acquire);
+        if (rh != r->rhead && !resync(h, i, rh))
+            return 0;
+        if (r->chunk == PT_NONE) {
+            if (atomic_load_explicit(&sl->state, memory_order_acquire) == PT_SLOT_ORPHAN)
+                reclaim_orphan(h, i);
+            return 0;
+        }
+        if (r->chunk >= s->nchunks) {
+            report_error(h, EBADMSG);
+            return 0;
+        }
+        struct pt_chunk *ch = pt_chunk(s, r->chunk);
+        uint32_t commit = 0;
+        if (r->off < pt_chunk_room(s) + PT_END_BYTES - 4)
+            commit = atomic_load_explicit(&pt_rec_at(ch, r->off)->commit, memory_order_acquire);
+        struct pt_rec *rec = pt_rec_at(ch, r->off);
+        if (commit != 0 && PT_COMMIT_TYPE(commit) != PT_REC_END) {
+            memcpy(&p->rec, rec, sizeof p->rec);
+            p->pid = ch->pid;
+            p->thread = ch->thread;
+        }
+        uint32_t next = atomic_load_explicit(&ch->next, memory_order_acquire);
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&sl->rhead, memory_order_relaxed) != r->rhead)
+            continue; /* stolen while we looked */
+        if (commit == 0) {
+            if (next != PT_NONE && r->off >= pt_chunk_room(s))
+                commit = PT_COMMIT(PT_REC_END, PT_END_BYTES); /* past a corrupt tail */
+            else {
+                if (atomic_load_explicit(&sl->state, memory_order_acquire) == PT_SLOT_ORPHAN)
+                    reclaim_orphan(h, i);
+                return 0;
+            }
+        }
+        if (!rec_sane(s, commit, &p->rec, r->off) && PT_COMMIT_TYPE(commit) != PT_REC_END) {
+            skip_chunk(h, i);
+            continue;
+        }
+        switch (PT_COMMIT_TYPE(commit)) {
+        case PT_REC_ANCHOR:
+            r->anchor_ts = p->rec.ts;
+            r->anchor_ns = (int64_t)p->rec.addr;
+            r->has_anchor = 1;
+            r->off += PT_REC_HDR;
+            continue;
+        case PT_REC_END:
+            if (next == PT_NONE)
+                return 0; /* its writer is linking the next chunk */
+            if (next >= s->nchunks) {
+                report_error(h, EBADMSG);
+                return 0;
+            }
+            uint64_t nrh = (((r->rhead >> 32) + 1) << 32) | next;
+            uint64_t expect = r->rhead;
+            if (atomic_compare_exchange_strong(&sl->rhead, &expect, nrh)) {
+                pt_pool_push(s, r->chunk);
+                uint64_t stolen = r->stolen_seen;
+                follow(r, nrh);
+                r->stolen_seen = stolen;
+            }
+            continue;
+        default:
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* Copy the chosen event out, then check it was not stolen meanwhile. */
+static bool deliver(struct pt_handle *h, uint32_t i, const struct pt_peek *p,
+                    struct posix_trace_event_info *ev, void *data, size_t num, size_t *len)
+{
+    struct pt_shm *s = h->shm;
+    struct pt_rslot *r = &h->rs[i];
+    struct pt_chunk *ch = pt_chunk(s, r->chunk);
+    size_t n = p->rec.len < num ? p->rec.len : num;
+    if (n)
+        memcpy(data, pt_rec_at(ch, r->off) + 1, n);
+    atomic_thread_fence(memory_order_acquire);
+    if (atomic_load_explicit(&pt_slots(s)[i].rhead, memory_order_relaxed) != r->rhead)
+        return false;
+    ev->posix_event_id = p->rec.id;
+    ev->posix_pid = (pid_t)p->pid;
+    ev->posix_prog_address = (void *)(uintptr_t)p->rec.addr;
+    ev->posix_thread_id = (pthread_t)p->thread;
+    pt_ns_to_ts(ticks_to_ns(h, r, p->rec.ts), &ev->posix_timestamp);
+    if (n < p->rec.len)
+        ev->posix_truncation_status = POSIX_TRACE_TRUNCATED_READ;
+    else
+        ev->posix_truncation_status = p->rec.flags & PT_RF_TRUNCATED
+                                          ? POSIX_TRACE_TRUNCATED_RECORD
+                                          : POSIX_TRACE_NOT_TRUNCATED;
+    *len = n;
+    r->off += PT_REC_HDR + pt_round8(p->rec.len);
+    r->delivered++;
+    return true;
+}
+
+static void deliver_synth(struct pt_handle *h, struct posix_trace_event_info *ev, void *data,
+                          size_t num, size_t *len)
+{
+    struct pt_synth *e = &h->synth[h->synth_pos++];
+    if (h->synth_pos == h->nsynth)
+        h->synth_pos = h->nsynth = 0;
+    size_t n = e->len < num ? e->len : num;
+    if (n)
+        memcpy(data, e->data, n);
+    memset(ev, 0, sizeof *ev);
+    ev->posix_event_id = e->id;
+    ev->posix_pid = (pid_t)h->shm->creator_pid;
+    pt_ns_to_ts(e->ns, &ev->posix_timestamp);
+    ev->posix_truncation_status = n < e->len ? POSIX_TRACE_TRUNCATED_READ
+                                             : POSIX_TRACE_NOT_TRUNCATED;
+    *len = n;
+}
+
+/* Losses and internal errors not yet reported become events at ns. */
+static void queue_losses(struct pt_handle *h, int64_t ns)
+{
+    struct pt_shm *s = h->shm;
+    uint32_t err = atomic_exchange(&s->error_pending, 0);
+    if (err != 0) {
+        int e = (int)err;
+        push_synth(h, POSIX_TRACE_ERROR, ns, &e, sizeof e);
+    }
+    uint64_t lost = atomic_load(&s->lost);
+    if (lost > h->lost_reported) {
+        uint64_t n = lost - h->lost_reported;
+        h->lost_reported = lost;
+        push_synth(h, POSIX_TRACE_OVERFLOW, ns, &n, sizeof n);
+        push_synth(h, POSIX_TRACE_RESUME, ns, NULL, 0);
+    }
+}
+
+/* UNTIL_FULL: report the stop, and restart once everything was read. */
+static void handle_full(struct pt_handle *h, bool drained)
+{
+    struct pt_shm *s = h->shm;
+    if (!h->stop_reported) {
+        int aut = 1;
+        push_synth(h, POSIX_TRACE_STOP, ticks_to_ns(h, NULL, atomic_load(&s->full_ts)), &aut,
+                   sizeof aut);
+        h->stop_reported = 1;
+        return;
+    }
+    if (!drained)
+        return;
+    uint32_t full = PT_ST_FULL;
+    if (!atomic_compare_exchange_strong(&s->state, &full, PT_ST_RUNNING))
+        return;
+    h->stop_reported = 0;
+    int64_t ns = pt_realtime_ns();
+    queue_losses(h, ns);
+    trace_event_set_t f;
+    for (unsigned w = 0; w < PT_ID_SPACE / 64; w++)
+        f.__bits[w] = atomic_load(&s->filter[w]);
+    push_synth(h, POSIX_TRACE_START, ns, &f, sizeof f);
+}
+
+/* One attempt: 1 = an event was reported, 0 = none available now. */
+static int try_read(struct pt_handle *h, struct posix_trace_event_info *ev, void *data,
+                    size_t num, size_t *len)
+{
+    struct pt_shm *s = h->shm;
+    for (int round = 0; round < 1000; round++) {
+        if (h->nsynth > h->synth_pos) {
+            deliver_synth(h, ev, data, num, len);
+            return 1;
+        }
+        uint64_t now = now_ticks(s);
+        uint32_t hwm = atomic_load_explicit(&s->slots_hwm, memory_order_acquire);
+        if (hwm > PT_NSLOTS)
+            hwm = PT_NSLOTS;
+        uint32_t best = PT_NONE, pending = 0;
+        struct pt_peek bp, p;
+        for (uint32_t i = 0; i < hwm; i++) {
+            if (peek(h, i, &p) != 1)
+                continue;
+            pending++;
+            if (s->clock_mode == PT_CLOCK_TSC && (int64_t)(p.rec.ts - now) >= 0)
+                continue;
+            if (best == PT_NONE || (int64_t)(p.rec.ts - bp.rec.ts) < 0) {
+                best = i;
+                bp = p;
+            }
+        }
+        uint32_t st = atomic_load(&s->state);
+        if (best != PT_NONE) {
+            if (st != PT_ST_FULL &&
+                (atomic_load(&s->lost) > h->lost_reported || atomic_load(&s->error_pending))) {
+                queue_losses(h, ticks_to_ns(h, &h->rs[best], bp.rec.ts));
+                continue;
+            }
+            if (deliver(h, best, &bp, ev, data, num, len))
+                return 1;
+            continue;
+        }
+        if (pending > 0)
+            continue; /* stamped after `now`: look again */
+        if (st == PT_ST_FULL)
+            handle_full(h, true);
+        else if (atomic_load(&s->lost) > h->lost_reported || atomic_load(&s->error_pending))
+            queue_losses(h, pt_realtime_ns());
+        if (h->nsynth > h->synth_pos)
+            continue;
+        return 0;
+    }
+    return 0;
+}
+
+static int wait_for_events(struct pt_handle *h, uint32_t seq, int mode,
+                           const struct timespec *abstime)
+{
+    struct timespec dl;
+    int64_t now = pt_realtime_ns();
+    int64_t wake = now + 10 * 1000 * 1000; /* recheck at least every 10 ms */
+    if (mode == PT_READ_TIMED) {
+        int64_t a = pt_ts_ns(abstime);
+        if (now >= a)
+            return ETIMEDOUT;
+        if (a < wake)
+            wake = a;
+    }
+    pt_ns_to_ts(wake, &dl);
+    int rc = pt_futex_wait(&h->shm->wake_seq, seq, &dl);
+    if (rc == EINTR)
+        return EINTR;
+    if (mode == PT_READ_TIMED && pt_realtime_ns() >= pt_ts_ns(abstime))
+        return ETIMEDOUT;
+    return 0;
+}
+
+int pt_read_next(struct pt_handle *h, struct posix_trace_event_info *ev, void *data,
+                 size_t num, size_t *len, int *unavailable, int mode,
+                 const struct timespec *abstime)
+{
+    struct pt_shm *s = h->shm;
+    if (ev == NULL || len == NULL || unavailable == NULL || (data == NULL && num != 0))
+        return EINVAL;
+    pthread_mutex_lock(&h->rlock);
+    int rc = 0;
+    for (;;) {
+        if (atomic_load(&s->state) == PT_ST_SHUTDOWN || h->dying) {
+            rc = EINVAL;
+            break;
+        }
+        if (try_read(h, ev, data, num, len)) {
+            *unavailable = 0;
+            break;
+        }
+        if (mode == PT_READ_TRY) {
+            *unavailable = 1;
+            break;
+        }
+        if (mode == PT_READ_TIMED &&
+            (abstime == NULL || abstime->tv_nsec < 0 || abstime->tv_nsec >= 1000000000)) {
+            rc = EINVAL;
+            break;
+        }
+        uint32_t seq = atomic_load(&s->wake_seq);
+        atomic_store(&s->waiters, 1);
+        atomic_thread_fence(memory_order_seq_cst);
+        if (try_read(h, ev, data, num, len)) {
+            *unavailable = 0;
+            break;
+        }
+        if (atomic_load(&s->state) == PT_ST_SHUTDOWN || h->dying) {
+            rc = EINVAL;
+            break;
+        }
+        rc = wait_for_events(h, seq, mode, abstime);
+        if (rc != 0)
+            break;
+    }
+    pthread_mutex_unlock(&h->rlock);
+    if (rc == ETIMEDOUT)
+        *unavailable = 1;
+    return rc;
+}
+
+/* posix_trace_clear: drop every recorded event. */
+void pt_reader_drain(struct pt_handle *h)
+{
+    struct pt_shm *s = h->shm;
+    struct pt_peek p;
+    uint32_t hwm = atomic_load(&s->slots_hwm);
+    for (uint32_t i = 0; i < hwm && i < PT_NSLOTS; i++) {
+        while (peek(h, i, &p) == 1)
+            h->rs[i].off += PT_REC_HDR + pt_round8(p.rec.len);
+    }
+    h->nsynth = h->synth_pos = 0;
+    h->stop_reported = 0;
+    h->lost_reported = atomic_load(&s->lost);
+    atomic_store(&s->error_pending, 0);
+    uint32_t full = PT_ST_FULL;
+    atomic_compare_exchange_strong(&s->state, &full, PT_ST_RUNNING);
+}
+
+PT_API int posix_trace_getnext_event(trace_id_t trid, struct posix_trace_event_info *restrict ev,
+                                     void *restrict data, size_t num, size_t *restrict len,
+                                     int *restrict unavailable)
+{
+    struct pt_handle *h;
+    int rc = pt_get(trid, &h);
+    if (rc != 0)
+        return rc;
+    rc = pt_read_next(h, ev, data, num, len, unavailable, PT_READ_BLOCK, NULL);
+    pt_put(h);
+    return rc;
+}
+
+PT_API int posix_trace_timedgetnext_event(trace_id_t trid,
+                                          struct posix_trace_event_info *restrict ev,
+                                          void *restrict data, size_t num,
+                                          size_t *restrict len, int *restrict unavailable,
+                                          const struct timespec *restrict abstime)
+{
+    struct pt_handle *h;
+    int rc = pt_get(trid, &h);
+    if (rc != 0)
+        return rc;
+    rc = pt_read_next(h, ev, data, num, len, unavailable, PT_READ_TIMED, abstime);
+    pt_put(h);
+    return rc;
+}
+
+PT_API int posix_trace_trygetnext_event(trace_id_t trid,
+                                        struct posix_trace_event_info *restrict ev,
+                                        void *restrict data, size_t num, size_t *restrict len,
+                                        int *restrict unavailable)
+{
+    struct pt_handle *h;
+    int rc = pt_get(trid, &h);
+    if (rc != 0)
+        return rc;
+    rc = pt_read_next(h, ev, data, num, len, unavailable, PT_READ_TRY, NULL);
+    pt_put(h);
+    return rc;
+}

@@ -1,0 +1,322 @@
+/*
+ * The recording path: posix_trace_event() and the system events.
+ *
+ * Lock-free, allocation-free, system-call-free (but for waking a reader that
+ * sleeps), async-signal-safe. Each (thread, stream, nesting level) owns a
+ * writer slot whose chain of chunks only it appends to, so recording an
+ * event is a plain single-producer write:
+ *   1. write the record body at slot->woff in the current chunk;
+ *   2. store 0 into the commit word just after it (the next record's);
+ *   3. store the record's commit word (release).
+ * A reader that sees a commit word also sees everything written before it.
+ * Shared words are written once per chunk (pool pop, chunk_seq), never per event.
+ */
+#include "internal.h"
+#include <string.h>
+
+void pt_wake_readers(struct pt_shm *s)
+{
+    if (atomic_exchange_explicit(&s->waiters, 0, memory_order_acq_rel) != 0) {
+        atomic_fetch_add_explicit(&s->wake_seq, 1, memory_order_release);
+        pt_futex_wake(&s->wake_seq, 1 << 30);
+    }
+}
+
+void pt_note_loss(struct pt_shm *s, uint64_t n, uint32_t err)
+{
+    atomic_fetch_add_explicit(&s->lost, n, memory_order_relaxed);
+    atomic_store_explicit(&s->overrun, 1, memory_order_relaxed);
+    if (err != 0) {
+        uint32_t zero = 0;
+        atomic_compare_exchange_strong(&s->error_pending, &zero, err);
+    }
+}
+
+/* UNTIL_FULL: the stream stops by itself when it has no space left. */
+static void mark_full(struct pt_shm *s, uint64_t ts)
+{
+    uint32_t run = PT_ST_RUNNING;
+    if (atomic_compare_exchange_strong(&s->state, &run, PT_ST_FULL)) {
+        atomic_store(&s->full_ts, ts);
+        atomic_fetch_add_explicit(&s->wake_seq, 1, memory_order_release);
+        pt_futex_wake(&s->wake_seq, 1 << 30);
+    }
+}
+
+/* LOOP: take the oldest closed chunk at the head of any slot's chain. */
+static uint32_t steal_oldest(struct pt_shm *s)
+{
+    uint32_t hwm = atomic_load_explicit(&s->slots_hwm, memory_order_acquire);
+    for (int attempt = 0; attempt < 8; attempt++) {
+        uint32_t best = PT_NONE;
+        uint64_t best_rh = 0, best_seq = UINT64_MAX;
+        for (uint32_t i = 0; i < hwm && i < PT_NSLOTS; i++) {
+            uint64_t rh = atomic_load_explicit(&pt_slots(s)[i].rhead, memory_order_acquire);
+            uint32_t c = (uint32_t)rh;
+            if (c >= s->nchunks)
+                continue;
+            struct pt_chunk *ch = pt_chunk(s, c);
+            if (atomic_load_explicit(&ch->next, memory_order_acquire) == PT_NONE)
+                continue; /* open: its writer is still filling it */
+            if (ch->seq < best_seq) {
+                best_seq = ch->seq;
+                best = i;
+                best_rh = rh;
+            }
+        }
+        if (best == PT_NONE)
+            return PT_NONE;
+        struct pt_slot *v = &pt_slots(s)[best];
+        struct pt_chunk *ch = pt_chunk(s, (uint32_t)best_rh);
+        uint32_t next = atomic_load_explicit(&ch->next, memory_order_acquire);
+        uint64_t nrh = (((best_rh >> 32) + 1) << 32) | next;
+        if (next != PT_NONE &&
+            atomic_compare_exchange_strong(&v->rhead, &best_rh, nrh)) {
+            uint64_t n = atomic_load_explicit(&ch->nrec, memory_order_relaxed);
+            /* the reader turns this into an exact loss count (reader.c) */
+            atomic_fetch_add_explicit(&v->stolen, PT_STEAL_ONE | n, memory_order_release);
+            atomic_store_explicit(&s->overrun, 1, memory_order_relaxed);
+            return (uint32_t)best_rh;
+        }
+    }
+    return PT_NONE;
+}
+
+static void init_chunk(struct pt_shm *s, struct pt_slot *sl, uint32_t idx, uint32_t c)
+{
+    struct pt_chunk *ch = pt_chunk(s, c);
+    atomic_store_explicit(&ch->next, PT_NONE, memory_order_relaxed);
+    ch->slot = idx;
+    ch->slot_gen = atomic_load_explicit(&sl->gen, memory_order_relaxed);
+    ch->seq = atomic_fetch_add_explicit(&s->chunk_seq, 1, memory_order_relaxed);
+    atomic_store_explicit(&ch->nrec, 0, memory_order_relaxed);
+    ch->pid = sl->pid;
+    ch->thread = sl->thread;
+    atomic_store_explicit(&pt_rec_at(ch, 0)->commit, 0, memory_order_relaxed);
+}
+
+/* Close the current chunk and continue in a new one. False: no space. */
+static bool switch_chunk(struct pt_shm *s, struct pt_slot *sl, uint64_t ts)
+{
+    uint32_t c = pt_pool_pop(s);
+    if (c == PT_NONE && s->stream_policy == POSIX_TRACE_LOOP)
+        c = steal_oldest(s);
+    if (c == PT_NONE) {
+        if (s->stream_policy != POSIX_TRACE_LOOP)
+            mark_full(s, ts);
+        return false;
+    }
+    uint32_t idx = (uint32_t)(sl - pt_slots(s));
+    init_chunk(s, sl, idx, c);
+    uint32_t old = sl->wchunk;
+    if (old != PT_NONE) {
+        struct pt_chunk *och = pt_chunk(s, old);
+        /* END before next: a chunk with a next is finished for good. */
+        atomic_store_explicit(&pt_rec_at(och, sl->woff)->commit,
+                              PT_COMMIT(PT_REC_END, PT_END_BYTES), memory_order_release);
+        atomic_store_explicit(&och->next, c, memory_order_release);
+    } else {
+        uint64_t rh = atomic_load_explicit(&sl->rhead, memory_order_relaxed);
+        atomic_store_explicit(&sl->rhead, (((rh >> 32) + 1) << 32) | c, memory_order_release);
+    }
+    sl->wchunk = c;
+    sl->woff = 0;
+    sl->anchor_ts = 0;
+    sl->fresh = 0;
+    return true;
+}
+
+static void publish(struct pt_chunk *ch, uint32_t off, struct pt_rec *r, uint32_t type,
+                    uint32_t size)
+{
+    atomic_store_explicit(&pt_rec_at(ch, off + size)->commit, 0, memory_order_relaxed);
+    atomic_store_explicit(&r->commit, PT_COMMIT(type, size), memory_order_release);
+}
+
+/* An anchor pairs the tick counter with CLOCK_REALTIME for the reader. */
+static uint32_t write_anchor(struct pt_shm *s, struct pt_slot *sl, struct pt_chunk *ch)
+{
+    uint64_t t1 = pt_rdtsc();
+    int64_t ns = pt_realtime_ns();
+    uint64_t t2 = pt_rdtsc();
+    struct pt_rec *r = pt_rec_at(ch, sl->woff);
+    r->id = 0;
+    r->ts = t1 + (t2 - t1) / 2;
+    r->addr = (uint64_t)ns;
+    r->len = 0;
+    r->flags = 0;
+    publish(ch, sl->woff, r, PT_REC_ANCHOR, PT_REC_HDR);
+    sl->anchor_ts = r->ts;
+    (void)s;
+    return PT_REC_HDR;
+}
+
+static bool write_event(struct pt_shm *s, struct pt_slot *sl, trace_event_id_t id,
+                        const void *data, size_t len, uint64_t addr, uint32_t rflags)
+{
+    uint64_t ts = pt_ticks(s->clock_mode);
+    uint32_t size = PT_REC_HDR + pt_round8(len);
+    bool tsc = s->clock_mode == PT_CLOCK_TSC;
+    bool anchor = tsc && ts - sl->anchor_ts >= PT_ANCHOR_TICKS;
+    uint32_t need = size + (anchor ? PT_REC_HDR : 0);
+    if (unlikely(sl->fresh || sl->wchunk == PT_NONE || sl->woff + need > pt_chunk_room(s))) {
+        if (!switch_chunk(s, sl, ts))
+            return false;
+        anchor = tsc;
+    }
+    struct pt_chunk *ch = pt_chunk(s, sl->wchunk);
+    if (anchor)
+        sl->woff += write_anchor(s, sl, ch);
+    struct pt_rec *r = pt_rec_at(ch, sl->woff);
+    r->id = id;
+    r->ts = ts;
+    r->addr = addr;
+    r->len = (uint32_t)len;
+    r->flags = rflags;
+    memcpy(r + 1, data, len);
+    atomic_store_explicit(&ch->nrec, atomic_load_explicit(&ch->nrec, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    publish(ch, sl->woff, r, PT_REC_EVENT, size);
+    sl->woff += size;
+    return true;
+}
+
+static struct pt_slot *acquire_slot(struct pt_shm *s, struct pt_thread *t, uint32_t att,
+                                    uint32_t level)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        uint32_t want = pass == 0 ? PT_SLOT_FREE : PT_SLOT_ORPHAN;
+        for (uint32_t i = 0; i < PT_NSLOTS; i++) {
+            struct pt_slot *sl = &pt_slots(s)[i];
+            uint32_t st = want;
+            if (atomic_load_explicit(&sl->state, memory_order_relaxed) != want ||
+                !atomic_compare_exchange_strong(&sl->state, &st, PT_SLOT_OWNED))
+                continue;
+            atomic_fetch_add_explicit(&sl->gen, 1, memory_order_relaxed);
+            sl->pid = pt_pid;
+            sl->thread = (uint64_t)pthread_self();
+            if (want == PT_SLOT_FREE) {
+                sl->wchunk = PT_NONE;
+                sl->woff = 0;
+            }
+            sl->fresh = 1; /* an adopted chain gets a chunk headed with our pid */
+            uint32_t hwm = atomic_load(&s->slots_hwm);
+            while (hwm < i + 1 && !atomic_compare_exchange_weak(&s->slots_hwm, &hwm, i + 1))
+                ;
+            t->slot[att][level] = (uint16_t)(i + 1);
+            return sl;
+        }
+    }
+    return NULL;
+}
+
+static bool filtered(struct pt_shm *s, trace_event_id_t id)
+{
+    return (atomic_load_explicit(&s->filter[id >> 6], memory_order_relaxed) >> (id & 63)) & 1;
+}
+
+/* Record one event into stream s (attachment att) from thread t, which is
+ * marked busy (t->nest >= 1). */
+static void record_one(struct pt_shm *s, int att, struct pt_thread *t, trace_event_id_t id,
+                       const void *data, size_t len, uint64_t addr, unsigned flags)
+{
+    uint32_t level = atomic_load_explicit(&t->nest, memory_order_relaxed) - 1;
+    if (unlikely(id > PT_ID_MAX)) {
+        pt_note_loss(s, 1, EINVAL);
+        return;
+    }
+    if (filtered(s, id))
+        return;
+    uint32_t st = atomic_load_explicit(&s->state, memory_order_relaxed);
+    if (st != PT_ST_RUNNING && !(flags & PT_REC_FORCE && st == PT_ST_SUSPENDED)) {
+        if (st == PT_ST_FULL)
+            pt_note_loss(s, 1, 0);
+        return;
+    }
+    if (t == &pt_threads[PT_MAX_THREADS - 1] || level >= PT_NEST) {
+        pt_note_loss(s, 1, EAGAIN);
+        return;
+    }
+    if (unlikely(t->epoch[att] != pt_att[att].epoch)) {
+        memset(t->slot[att], 0, sizeof t->slot[att]);
+        t->epoch[att] = pt_att[att].epoch;
+    }
+    uint16_t v = t->slot[att][level];
+    struct pt_slot *sl = v ? &pt_slots(s)[v - 1] : acquire_slot(s, t, (uint32_t)att, level);
+    if (sl == NULL) {
+        pt_note_loss(s, 1, EAGAIN);
+        return;
+    }
+    uint32_t rflags = 0;
+    size_t max = flags & PT_REC_SYS ? PT_SYS_DATA_MAX : s->max_data;
+    if (len > max) {
+        len = max;
+        rflags = PT_RF_TRUNCATED;
+    }
+    if (!write_event(s, sl, id, data, len, addr, rflags)) {
+        pt_note_loss(s, 1, 0);
+        return;
+    }
+    if (unlikely(atomic_load_explicit(&s->waiters, memory_order_relaxed) != 0))
+        pt_wake_readers(s);
+}
+
+/*
+ * Mark this thread busy (see process.c) around the recording. A thread with no
+ * registry entry of its own (more than PT_MAX_THREADS - 1 at once) shares the
+ * last one, atomically, and only counts its events as lost.
+ */
+static struct pt_thread *enter(void)
+{
+    struct pt_thread *t = pt_thread_self();
+    if (unlikely(t == NULL)) {
+        t = &pt_threads[PT_MAX_THREADS - 1];
+        atomic_fetch_add(&t->nest, 1);
+    } else {
+        atomic_store_explicit(&t->nest, atomic_load_explicit(&t->nest, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+    }
+    atomic_signal_fence(memory_order_seq_cst);
+    return t;
+}
+
+static void leave(struct pt_thread *t)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    if (unlikely(t == &pt_threads[PT_MAX_THREADS - 1]))
+        atomic_fetch_sub(&t->nest, 1);
+    else
+        atomic_store_explicit(&t->nest, atomic_load_explicit(&t->nest, memory_order_relaxed) - 1,
+                              memory_order_relaxed);
+}
+
+void pt_record(struct pt_shm *s, int att, trace_event_id_t id, const void *data, size_t len,
+               uint64_t addr, unsigned flags)
+{
+    struct pt_thread *t = enter();
+    record_one(s, att, t, id, data, len, addr, flags | PT_REC_SYS);
+    leave(t);
+}
+
+static void record_all(trace_event_id_t id, const void *data, size_t len, uint64_t addr)
+{
+    struct pt_thread *t = enter();
+    uint32_t mask = atomic_load_explicit(&pt_att_mask, memory_order_relaxed);
+    while (mask != 0) {
+        int i = __builtin_ctz(mask);
+        mask &= mask - 1;
+        struct pt_shm *s = atomic_load_explicit(&pt_att[i].shm, memory_order_acquire);
+        if (s != NULL)
+            record_one(s, i, t, id, data, len, addr, 0);
+    }
+    leave(t);
+}
+
+PT_API void posix_trace_event(trace_event_id_t id, const void *restrict data, size_t len)
+{
+    if (likely(atomic_load_explicit(&pt_att_mask, memory_order_relaxed) == 0))
+        return;
+    if (data == NULL)
+        len = 0;
+    record_all(id, data, len, (uint64_t)(uintptr_t)__builtin_return_address(0));
+}

@@ -1,0 +1,136 @@
+/* Creating, laying out and unmapping the shared memory of one stream. */
+#include "internal.h"
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#define PT_PAGE 4096u
+
+static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
+
+static size_t max_data_of(size_t user_max)
+{
+    return user_max > PT_SYS_DATA_MAX ? user_max : PT_SYS_DATA_MAX;
+}
+
+/* Largest record an event can need, anchor included. */
+static uint32_t max_budget(size_t max_data)
+{
+    return PT_EVENT_OVERHEAD + pt_round8(max_data_of(max_data));
+}
+
+size_t pt_max_record(const struct pt_shm *s)
+{
+    return PT_REC_HDR + pt_round8(max_data_of(s->max_data));
+}
+
+/*
+ * A chunk holds at least two of the largest records, so a closed chunk wastes
+ * at most one budget. Closed chunks are then at least `usable` full and each
+ * writer slot holds one open chunk: stream_size / usable + nslots chunks
+ * record every set of events whose budgets sum to stream_size.
+ */
+void pt_geometry(const trace_attr_t *a, struct pt_geometry *g)
+{
+    uint32_t budget = max_budget(a->__max_data_size);
+    uint32_t cs = PT_PAGE;
+    while (cs < 2 * budget + PT_CHUNK_HDR + PT_END_BYTES)
+        cs *= 2;
+    uint32_t usable = cs - PT_CHUNK_HDR - PT_END_BYTES - budget;
+    uint64_t data_chunks = (a->__stream_size + usable - 1) / usable;
+    g->chunk_size = cs;
+    g->nchunks = (uint32_t)(data_chunks + PT_NSLOTS + 1);
+    uint64_t hdr = align_up(sizeof(struct pt_shm), PT_CACHELINE);
+    uint64_t slots = align_up((uint64_t)PT_NSLOTS * sizeof(struct pt_slot), PT_CACHELINE);
+    uint64_t names = align_up((uint64_t)PT_ID_SPACE * sizeof(struct pt_name), PT_PAGE);
+    g->total = align_up(hdr + slots, PT_PAGE) + names + (uint64_t)g->nchunks * cs;
+}
+
+static int init_names_lock(struct pt_shm *s)
+{
+    pthread_mutexattr_t ma;
+    pthread_mutexattr_init(&ma);
+    pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
+    pthread_mutexattr_setrobust(&ma, PTHREAD_MUTEX_ROBUST);
+    int rc = pthread_mutex_init(&s->names_lock, &ma);
+    pthread_mutexattr_destroy(&ma);
+    return rc;
+}
+
+static void init_header(struct pt_shm *s, const trace_attr_t *a, const struct pt_geometry *g,
+                        int has_log)
+{
+    s->version = PT_SHM_VERSION;
+    s->clock_mode = pt_clock_mode();
+    s->total_size = g->total;
+    s->chunk_size = g->chunk_size;
+    s->nchunks = g->nchunks;
+    s->slots_off = align_up(sizeof(struct pt_shm), PT_CACHELINE);
+    s->names_off = align_up(s->slots_off + (uint64_t)PT_NSLOTS * sizeof(struct pt_slot),
+                            PT_PAGE);
+    s->chunks_off = s->names_off + align_up((uint64_t)PT_ID_SPACE * sizeof(struct pt_name),
+                                            PT_PAGE);
+    s->creator_pid = (uint32_t)pt_pid;
+    s->nslots = PT_NSLOTS;
+    s->ticks_per_ns = s->clock_mode == PT_CLOCK_TSC ? pt_clock_ticks_per_ns() : 1.0;
+    s->mono0_ns = pt_monotonic_ns();
+    s->tick0 = pt_ticks(s->clock_mode);
+    s->real0_ns = pt_realtime_ns();
+    memcpy(s->name, a->__name, sizeof s->name);
+    s->name[sizeof s->name - 1] = '\0';
+    struct timespec now;
+    clock_gettime(CLOCK_REALTIME, &now);
+    s->create_sec = now.tv_sec;
+    s->create_nsec = now.tv_nsec;
+    s->stream_size = a->__stream_size;
+    s->max_data = a->__max_data_size;
+    s->log_size = a->__log_size;
+    s->stream_policy = a->__stream_policy;
+    s->log_policy = a->__log_policy;
+    s->inheritance = a->__inheritance;
+    s->has_log = has_log;
+    atomic_store(&s->state, PT_ST_SUSPENDED);
+    for (uint32_t i = 0; i < PT_NSLOTS; i++)
+        atomic_store(&pt_slots(s)[i].rhead, PT_NONE);
+    pt_pool_init(s);
+}
+
+int pt_shm_create(const trace_attr_t *a, int has_log, struct pt_shm **out, size_t *size,
+                  int *fdp)
+{
+    struct pt_geometry g;
+    pt_geometry(a, &g);
+    char label[32 + TRACE_NAME_MAX];
+    snprintf(label, sizeof label, "posixtrace:%.200s", a->__name);
+    int fd = memfd_create(label, MFD_CLOEXEC);
+    if (fd < 0)
+        return errno == EMFILE || errno == ENFILE ? EAGAIN : ENOMEM;
+    if (ftruncate(fd, (off_t)g.total) != 0) {
+        close(fd);
+        return ENOMEM;
+    }
+    void *p = mmap(NULL, g.total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED) {
+        close(fd);
+        return ENOMEM;
+    }
+    struct pt_shm *s = p;
+    init_header(s, a, &g, has_log);
+    if (init_names_lock(s) != 0) {
+        munmap(p, g.total);
+        close(fd);
+        return ENOMEM;
+    }
+    s->magic = PT_SHM_MAGIC;
+    atomic_thread_fence(memory_order_release);
+    *out = s;
+    *size = g.total;
+    *fdp = fd;
+    return 0;
+}
+
+void pt_shm_unmap(struct pt_shm *s, size_t size)
+{
+    munmap(s, size);
+}

@@ -1,0 +1,150 @@
+/*
+ * The layout of one trace stream in shared memory.  See doc/design.md.
+ *
+ * One memfd per stream holds, in order:
+ *   struct pt_shm         header: attributes, status, pool, filter
+ *   struct pt_slot[256]   writer slots (one per recording thread and nesting level)
+ *   struct pt_name[2048]  the event-name table, indexed by event id
+ *   chunks                nchunks * chunk_size bytes of records
+ *
+ * Who writes what:
+ *   - the controller (creator) writes the attributes once, the state word,
+ *     the filter, and names;
+ *   - a writer thread owns one slot (wchunk, woff, anchor) and the chunk it is
+ *     filling; it publishes each record by storing its commit word last;
+ *   - the reader owns rhead of every slot (shared with LOOP stealers, by CAS)
+ *     and returns consumed chunks to the pool.
+ */
+#ifndef PT_SHM_LAYOUT_H
+#define PT_SHM_LAYOUT_H
+
+#include <stdalign.h>
+#include <stdatomic.h>
+#include <stdint.h>
+#include <pthread.h>
+#include <trace.h>
+
+#define PT_SHM_MAGIC    UINT64_C(0x314d485343525450) /* "PTRCSHM1" little-endian */
+#define PT_SHM_VERSION  1u
+#define PT_NSLOTS       256u
+#define PT_NEST         4u
+#define PT_NONE         UINT32_MAX
+#define PT_ID_SPACE     __PT_EVENT_ID_SPACE
+#define PT_SYS_EVENTS   256u
+#define PT_ID_MAX       (PT_SYS_EVENTS + TRACE_USER_EVENT_MAX) /* 1280, last valid id */
+#define PT_CACHELINE    64
+
+/* Record types, in the top byte of the commit word. */
+enum { PT_REC_EVENT = 1, PT_REC_ANCHOR = 2, PT_REC_END = 3 };
+#define PT_COMMIT(type, size) (((uint32_t)(type) << 24) | (uint32_t)(size))
+#define PT_COMMIT_TYPE(c)     ((c) >> 24)
+#define PT_COMMIT_SIZE(c)     ((c) & 0xffffffu)
+
+/* Record header, 8-byte aligned inside a chunk; data follows. */
+struct pt_rec {
+    _Atomic uint32_t commit; /* written last (release); 0 = not yet written */
+    uint32_t id;             /* event type id (anchor: 0) */
+    uint64_t ts;             /* clock ticks (TSC or ns, see pt_shm.clock_mode) */
+    uint64_t addr;           /* program address (anchor: CLOCK_REALTIME ns) */
+    uint32_t len;            /* data bytes stored */
+    uint32_t flags;          /* PT_RF_TRUNCATED */
+};
+#define PT_RF_TRUNCATED 1u
+#define PT_REC_HDR      ((uint32_t)sizeof(struct pt_rec)) /* 32 */
+#define PT_END_BYTES    8u  /* room always kept for an END marker */
+
+/* Chunk header; the chunk's records follow it. */
+struct pt_chunk {
+    _Atomic uint32_t next;      /* next chunk of the slot's chain; PT_NONE while open */
+    _Atomic uint32_t next_free; /* free-pool link */
+    uint32_t slot;
+    uint32_t slot_gen;
+    uint64_t seq;               /* global allocation order */
+    _Atomic uint32_t nrec;      /* event records written */
+    uint32_t pid;
+    uint64_t thread;            /* pthread_t of the writer */
+    uint8_t pad_[24];
+};
+#define PT_CHUNK_HDR ((uint32_t)sizeof(struct pt_chunk)) /* 64 */
+
+/* FREE -> OWNED (a writer) -> ORPHAN (its thread exited) -> OWNED (adopted by a
+ * new writer, chain kept) or RECLAIM (reader drained it) -> FREE. */
+enum { PT_SLOT_FREE = 0, PT_SLOT_OWNED = 1, PT_SLOT_ORPHAN = 2, PT_SLOT_RECLAIM = 3 };
+
+struct pt_slot {
+    /* line 0: the writer's */
+    _Atomic uint32_t state;
+    _Atomic uint32_t gen;      /* bumped at each acquisition */
+    uint32_t wchunk;           /* chunk being filled */
+    uint32_t woff;             /* next record offset inside it (after the header) */
+    uint64_t anchor_ts;        /* ticks of the last anchor written */
+    uint32_t pid;
+    uint32_t fresh;            /* start a new chunk before the next record */
+    uint64_t thread;
+    _Atomic uint64_t stolen;   /* LOOP steals from this chain: (count << 40) | records */
+    uint8_t pad0_[16];
+    /* line 1: the reader's (and LOOP stealers', by CAS) */
+    _Atomic uint64_t rhead;    /* (tag << 32) | chunk being read */
+    uint8_t pad1_[56];
+};
+
+struct pt_name {
+    _Atomic uint32_t valid;
+    char name[TRACE_EVENT_NAME_MAX + 1];
+};
+
+#define PT_STEAL_ONE   (UINT64_C(1) << 40)
+#define PT_STEAL_RECS(v) ((v) & (PT_STEAL_ONE - 1))
+#define PT_STEAL_COUNT(v) ((v) >> 40)
+
+enum { PT_ST_SUSPENDED = 0, PT_ST_RUNNING = 1, PT_ST_FULL = 2, PT_ST_SHUTDOWN = 3 };
+enum { PT_CLOCK_TSC = 1, PT_CLOCK_REALTIME = 2 };
+
+struct pt_shm {
+    /* identity and geometry (written once at creation) */
+    uint64_t magic;
+    uint32_t version;
+    uint32_t clock_mode;
+    uint64_t total_size;
+    uint32_t chunk_size;
+    uint32_t nchunks;
+    uint64_t slots_off, names_off, chunks_off;
+    uint32_t creator_pid;
+    uint32_t nslots;
+    double ticks_per_ns;       /* calibration at creation */
+    uint64_t tick0;            /* (tick0, mono0) origin for refining it */
+    int64_t mono0_ns;
+    int64_t real0_ns;          /* CLOCK_REALTIME at tick0 */
+    /* attributes */
+    char name[TRACE_NAME_MAX];
+    int64_t create_sec, create_nsec;
+    uint64_t stream_size, max_data, log_size;
+    int32_t stream_policy, log_policy, inheritance, has_log;
+    pthread_mutex_t names_lock; /* process-shared, robust */
+    alignas(PT_CACHELINE) _Atomic uint32_t state;
+    _Atomic uint32_t overrun;
+    _Atomic uint32_t error_pending;
+    _Atomic uint32_t slots_hwm;
+    _Atomic uint64_t lost;
+    _Atomic uint64_t full_ts;
+    alignas(PT_CACHELINE) _Atomic uint64_t pool_top; /* (tag << 32) | chunk */
+    _Atomic uint32_t free_count;
+    _Atomic uint32_t fresh_next;   /* chunks never handed out start here */
+    _Atomic uint64_t chunk_seq;
+    alignas(PT_CACHELINE) _Atomic uint32_t wake_seq;
+    _Atomic uint32_t waiters;
+    alignas(PT_CACHELINE) _Atomic uint64_t filter[PT_ID_SPACE / 64];
+};
+
+static inline struct pt_slot *pt_slots(struct pt_shm *s)
+{ return (struct pt_slot *)((char *)s + s->slots_off); }
+static inline struct pt_name *pt_names(struct pt_shm *s)
+{ return (struct pt_name *)((char *)s + s->names_off); }
+static inline struct pt_chunk *pt_chunk(struct pt_shm *s, uint32_t i)
+{ return (struct pt_chunk *)((char *)s + s->chunks_off + (uint64_t)i * s->chunk_size); }
+static inline struct pt_rec *pt_rec_at(struct pt_chunk *c, uint32_t off)
+{ return (struct pt_rec *)((char *)c + PT_CHUNK_HDR + off); }
+static inline uint32_t pt_chunk_room(const struct pt_shm *s)
+{ return s->chunk_size - PT_CHUNK_HDR - PT_END_BYTES; }
+
+#endif

@@ -1,0 +1,248 @@
+/*
+ * Trace controller operations on an active stream: create, start, stop,
+ * shutdown, clear, filter, attributes and status.
+ */
+#include "internal.h"
+#include <signal.h>
+#include <string.h>
+#include <unistd.h>
+
+static int attr_ok(const trace_attr_t *a)
+{
+    return a->__magic == PT_ATTR_MAGIC && a->__stream_size > 0 &&
+           a->__stream_size <= PT_MAX_STREAM_SIZE && a->__max_data_size <= PT_MAX_MAX_DATA;
+}
+
+static int check_target(pid_t pid)
+{
+    if (pid == 0 || (uint32_t)pid == pt_pid)
+        return 0;
+    if (pid < 0)
+        return ESRCH;
+    if (kill(pid, 0) != 0)
+        return errno == EPERM ? EPERM : ESRCH;
+    /* Another process: tracing it needs the cross-process registry
+     * (doc/design.md, "What comes next"). */
+    return EPERM;
+}
+
+PT_API int posix_trace_create(pid_t pid, const trace_attr_t *restrict attr,
+                              trace_id_t *restrict trid)
+{
+    trace_attr_t def;
+    if (trid == NULL)
+        return EINVAL;
+    if (attr == NULL) {
+        posix_trace_attr_init(&def);
+        attr = &def;
+    }
+    if (!attr_ok(attr) || attr->__stream_policy == POSIX_TRACE_FLUSH)
+        return EINVAL;
+    int rc = check_target(pid);
+    if (rc != 0)
+        return rc;
+    if (pt_handle_count() >= TRACE_SYS_MAX)
+        return EAGAIN;
+    struct pt_shm *s;
+    size_t size;
+    int fd;
+    rc = pt_shm_create(attr, 0, &s, &size, &fd);
+    if (rc != 0)
+        return rc;
+    pt_names_lock_local();
+    pt_names_init_stream(s);
+    int att = pt_attach_add(s, size);
+    pt_names_unlock_local();
+    if (att < 0)
+        rc = EAGAIN;
+    else if ((rc = pt_handle_new(s, size, fd, att, trid)) != 0)
+        pt_attach_remove(att);
+    if (rc != 0) {
+        pt_shm_unmap(s, size);
+        close(fd);
+    }
+    return rc;
+}
+
+static void current_filter(struct pt_shm *s, trace_event_set_t *f)
+{
+    for (unsigned w = 0; w < PT_ID_SPACE / 64; w++)
+        f->__bits[w] = atomic_load_explicit(&s->filter[w], memory_order_relaxed);
+}
+
+PT_API int posix_trace_start(trace_id_t trid)
+{
+    struct pt_handle *h;
+    int rc = pt_get(trid, &h);
+    if (rc != 0)
+        return rc;
+    struct pt_shm *s = h->shm;
+    pthread_mutex_lock(&h->mlock);
+    if (atomic_load(&s->state) == PT_ST_SUSPENDED) {
+        trace_event_set_t f;
+        current_filter(s, &f);
+        pt_record(s, h->att, POSIX_TRACE_START, &f, sizeof f,
+                  (uint64_t)(uintptr_t)__builtin_return_address(0), PT_REC_FORCE);
+        uint32_t susp = PT_ST_SUSPENDED;
+        atomic_compare_exchange_strong(&s->state, &susp, PT_ST_RUNNING);
+    }
+    pthread_mutex_unlock(&h->mlock);
+    pt_put(h);
+    return 0;
+}
+
+PT_API int posix_trace_stop(trace_id_t trid)
+{
+    struct pt_handle *h;
+    int rc = pt_get(trid, &h);
+    if (rc != 0)
+        return rc;
+    struct pt_shm *s = h->shm;
+    pthread_mutex_lock(&h->mlock);
+    uint32_t run = PT_ST_RUNNING;
+    if (atomic_compare_exchange_strong(&s->state, &run, PT_ST_SUSPENDED)) {
+        int aut = 0;
+        pt_record(s, h->att, POSIX_TRACE_STOP, &aut, sizeof aut,
+                  (uint64_t)(uintptr_t)__builtin_return_address(0), PT_REC_FORCE);
+    }
+    pthread_mutex_unlock(&h->mlock);
+    pt_put(h);
+    return 0;
+}
+
+PT_API int posix_trace_shutdown(trace_id_t trid)
+{
+    struct pt_handle *h;
+    int rc = pt_get(trid, &h);
+    if (rc != 0)
+        return rc;
+    if (pt_handle_begin_destroy(h) != 0) {
+        pt_put(h);
+        return EINVAL;
+    }
+    struct pt_shm *s = h->shm;
+    atomic_store(&s->state, PT_ST_SHUTDOWN);
+    atomic_fetch_add(&s->wake_seq, 1);
+    pt_futex_wake(&s->wake_seq, 1 << 30);
+    pt_handle_wait_last(h);
+    if (h->att >= 0)
+        pt_attach_remove(h->att);
+    pt_shm_unmap(s, h->map_size);
+    close(h->fd);
+    pt_handle_destroy(h);
+    return 0;
+}
+
+PT_API int posix_trace_clear(trace_id_t trid)
+{
+    struct pt_handle *h;
+    int rc = pt_get(trid, &h);
+    if (rc != 0)
+        return rc;
+    pthread_mutex_lock(&h->rlock);
+    pt_reader_drain(h);
+    pthread_mutex_unlock(&h->rlock);
+    pt_put(h);
+    return 0;
+}
+
+PT_API int posix_trace_get_attr(trace_id_t trid, trace_attr_t *a)
+{
+    struct pt_handle *h;
+    int rc = pt_get(trid, &h);
+    if (rc != 0)
+        return rc;
+    if (a == NULL) {
+        pt_put(h);
+        return EINVAL;
+    }
+    struct pt_shm *s = h->shm;
+    posix_trace_attr_init(a);
+    memcpy(a->__name, s->name, sizeof a->__name);
+    a->__name[TRACE_NAME_MAX - 1] = '\0';
+    a->__create_time.tv_sec = (time_t)s->create_sec;
+    a->__create_time.tv_nsec = (long)s->create_nsec;
+    a->__stream_size = s->stream_size;
+    a->__max_data_size = s->max_data;
+    a->__log_size = s->log_size;
+    a->__stream_policy = s->stream_policy;
+    a->__log_policy = s->log_policy;
+    a->__inheritance = s->inheritance;
+    pt_put(h);
+    return 0;
+}
+
+PT_API int posix_trace_get_status(trace_id_t trid, struct posix_trace_status_info *st)
+{
+    struct pt_handle *h;
+    int rc = pt_get(trid, &h);
+    if (rc != 0)
+        return rc;
+    if (st == NULL) {
+        pt_put(h);
+        return EINVAL;
+    }
+    struct pt_shm *s = h->shm;
+    uint32_t state = atomic_load(&s->state);
+    st->posix_stream_status = state == PT_ST_RUNNING ? POSIX_TRACE_RUNNING
+                                                     : POSIX_TRACE_SUSPENDED;
+    bool full = state == PT_ST_FULL ||
+                (atomic_load(&s->free_count) == 0 && s->stream_policy == POSIX_TRACE_LOOP &&
+                 atomic_load(&s->overrun));
+    st->posix_stream_full_status = full ? POSIX_TRACE_FULL : POSIX_TRACE_NOT_FULL;
+    st->posix_stream_overrun_status = atomic_exchange(&s->overrun, 0) ? POSIX_TRACE_OVERRUN
+                                                                      : POSIX_TRACE_NO_OVERRUN;
+    st->posix_stream_flush_status = POSIX_TRACE_NOT_FLUSHING;
+    st->posix_stream_flush_error = 0;
+    st->posix_log_overrun_status = POSIX_TRACE_NO_OVERRUN;
+    st->posix_log_full_status = POSIX_TRACE_NOT_FULL;
+    pt_put(h);
+    return 0;
+}
+
+PT_API int posix_trace_get_filter(trace_id_t trid, trace_event_set_t *set)
+{
+    struct pt_handle *h;
+    int rc = pt_get(trid, &h);
+    if (rc != 0)
+        return rc;
+    if (set == NULL)
+        rc = EINVAL;
+    else
+        current_filter(h->shm, set);
+    pt_put(h);
+    return rc;
+}
+
+PT_API int posix_trace_set_filter(trace_id_t trid, const trace_event_set_t *set, int how)
+{
+    struct pt_handle *h;
+    int rc = pt_get(trid, &h);
+    if (rc != 0)
+        return rc;
+    if (set == NULL ||
+        (how != POSIX_TRACE_SET_EVENTSET && how != POSIX_TRACE_ADD_EVENTSET &&
+         how != POSIX_TRACE_SUB_EVENTSET)) {
+        pt_put(h);
+        return EINVAL;
+    }
+    struct pt_shm *s = h->shm;
+    trace_event_set_t both[2];
+    pthread_mutex_lock(&h->mlock);
+    current_filter(s, &both[0]);
+    for (unsigned w = 0; w < PT_ID_SPACE / 64; w++) {
+        uint64_t v = set->__bits[w];
+        if (how == POSIX_TRACE_ADD_EVENTSET)
+            v |= both[0].__bits[w];
+        else if (how == POSIX_TRACE_SUB_EVENTSET)
+            v = both[0].__bits[w] & ~v;
+        both[1].__bits[w] = v;
+        atomic_store_explicit(&s->filter[w], v, memory_order_relaxed);
+    }
+    if (atomic_load(&s->state) == PT_ST_RUNNING)
+        pt_record(s, h->att, POSIX_TRACE_FILTER, both, sizeof both,
+                  (uint64_t)(uintptr_t)__builtin_return_address(0), 0);
+    pthread_mutex_unlock(&h->mlock);
+    pt_put(h);
+    return 0;
+}
