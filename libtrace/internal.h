@@ -39,10 +39,20 @@ static inline uint32_t pt_round8(size_t n) { return (uint32_t)((n + 7) & ~(size_
 #define PT_MAX_ATTACH  16u   /* streams one process records into at once */
 #define PT_MAX_THREADS 1024u /* threads recording at once */
 
+/*
+ * A stream this process records into. `running` and `filter` are this
+ * process's copies of the stream's state and filter, kept by the controller
+ * calls (start, stop, set_filter), so that an event of a stopped stream or a
+ * filtered-out type is dropped with a few loads of process memory, before the
+ * recording path touches the stream. They only ever let more events through
+ * than the stream's own words, which the recording path checks again.
+ */
 struct pt_attach {
-    _Atomic(struct pt_shm *) shm;
+    _Atomic uint32_t running;
     uint32_t epoch;           /* bumped each time this entry changes meaning */
+    _Atomic(struct pt_shm *) shm;
     size_t map_size;
+    _Atomic uint64_t filter[PT_ID_SPACE / 64];
 };
 
 /* Per-thread recording state, in static memory so that another thread may

@@ -21,7 +21,9 @@ _Atomic uint32_t pt_att_mask;
 struct pt_thread pt_threads[PT_MAX_THREADS];
 uint32_t pt_pid;
 
-static __thread uint32_t tls_index; /* pt_threads index + 1; 0 = none */
+/* pt_threads index + 1; 0 = none. initial-exec: 4 bytes of static TLS, no
+ * __tls_get_addr call on the recording path. */
+static __thread uint32_t tls_index __attribute__((tls_model("initial-exec")));
 static pthread_key_t exit_key;
 static pthread_mutex_t att_lock = PTHREAD_MUTEX_INITIALIZER;
 static int have_membarrier;
@@ -98,6 +100,9 @@ int pt_attach_add(struct pt_shm *shm, size_t size)
             idx = (int)i;
             pt_att[i].epoch++;
             pt_att[i].map_size = size;
+            atomic_store(&pt_att[i].running, 0);
+            for (unsigned w = 0; w < PT_ID_SPACE / 64; w++)
+                atomic_store(&pt_att[i].filter[w], 0);
             atomic_store_explicit(&pt_att[i].shm, shm, memory_order_release);
             atomic_fetch_or(&pt_att_mask, 1u << i);
             break;
@@ -128,6 +133,7 @@ void pt_attach_remove(int idx)
 {
     pthread_mutex_lock(&att_lock);
     atomic_fetch_and(&pt_att_mask, ~(1u << idx));
+    atomic_store(&pt_att[idx].running, 0);
     atomic_store_explicit(&pt_att[idx].shm, NULL, memory_order_release);
     grace_period();
     pthread_mutex_unlock(&att_lock);

@@ -19,6 +19,8 @@
 #include "internal.h"
 #include <string.h>
 
+#define PT_READER_NAP_NS (1000 * 1000) /* 1 ms */
+
 struct pt_peek {               /* a validated copy of a record header */
     struct pt_rec rec;
     uint32_t pid;
@@ -381,12 +383,18 @@ static int try_read(struct pt_handle *h, struct posix_trace_event_info *ev, void
     return 0;
 }
 
+/*
+ * Sleep until woken, the deadline, or `cap_ns` from now. Writers wake only a
+ * reader that announced itself in `waiters`; a reader that just found the
+ * stream empty first naps briefly without announcing itself, so that a writer
+ * recording back to back is not asked for a wake-up per event it records.
+ */
 static int wait_for_events(struct pt_handle *h, uint32_t seq, int mode,
-                           const struct timespec *abstime)
+                           const struct timespec *abstime, int64_t cap_ns)
 {
     struct timespec dl;
     int64_t now = pt_realtime_ns();
-    int64_t wake = now + 10 * 1000 * 1000; /* recheck at least every 10 ms */
+    int64_t wake = now + cap_ns;
     if (mode == PT_READ_TIMED) {
         int64_t a = pt_ts_ns(abstime);
         if (now >= a)
@@ -411,7 +419,7 @@ int pt_read_next(struct pt_handle *h, struct posix_trace_event_info *ev, void *d
     if (ev == NULL || len == NULL || unavailable == NULL || (data == NULL && num != 0))
         return EINVAL;
     pthread_mutex_lock(&h->rlock);
-    int rc = 0;
+    int rc = 0, napped = 0;
     for (;;) {
         if (atomic_load(&s->state) == PT_ST_SHUTDOWN || h->dying) {
             rc = EINVAL;
@@ -431,6 +439,13 @@ int pt_read_next(struct pt_handle *h, struct posix_trace_event_info *ev, void *d
             break;
         }
         uint32_t seq = atomic_load(&s->wake_seq);
+        if (!napped) {
+            napped = 1;
+            rc = wait_for_events(h, seq, mode, abstime, PT_READER_NAP_NS);
+            if (rc != 0)
+                break;
+            continue;
+        }
         atomic_store(&s->waiters, 1);
         atomic_thread_fence(memory_order_seq_cst);
         if (try_read(h, ev, data, num, len)) {
@@ -441,7 +456,8 @@ int pt_read_next(struct pt_handle *h, struct posix_trace_event_info *ev, void *d
             rc = EINVAL;
             break;
         }
-        rc = wait_for_events(h, seq, mode, abstime);
+        /* a wake-up may be missed (design.md, "Blocking"): recheck every 10 ms */
+        rc = wait_for_events(h, seq, mode, abstime, 10 * 1000 * 1000);
         if (rc != 0)
             break;
     }

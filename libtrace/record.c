@@ -5,7 +5,7 @@
  * sleeps), async-signal-safe. Each (thread, stream, nesting level) owns a
  * writer slot whose chain of chunks only it appends to, so recording an
  * event is a plain single-producer write:
- *   1. write the record body at slot->woff in the current chunk;
+ *   1. write the record body at slot->wpos in the current chunk;
  *   2. store 0 into the commit word just after it (the next record's);
  *   3. store the record's commit word (release).
  * A reader that sees a commit word also sees everything written before it.
@@ -95,6 +95,11 @@ static void init_chunk(struct pt_shm *s, struct pt_slot *sl, uint32_t idx, uint3
     atomic_store_explicit(&pt_rec_at(ch, 0)->commit, 0, memory_order_relaxed);
 }
 
+static struct pt_rec *rec_at_pos(struct pt_shm *s, uint64_t pos)
+{
+    return (struct pt_rec *)((char *)s + pos);
+}
+
 /* Close the current chunk and continue in a new one. False: no space. */
 static bool switch_chunk(struct pt_shm *s, struct pt_slot *sl, uint64_t ts)
 {
@@ -111,8 +116,9 @@ static bool switch_chunk(struct pt_shm *s, struct pt_slot *sl, uint64_t ts)
     uint32_t old = sl->wchunk;
     if (old != PT_NONE) {
         struct pt_chunk *och = pt_chunk(s, old);
+        atomic_store_explicit(&och->nrec, sl->nrec, memory_order_relaxed);
         /* END before next: a chunk with a next is finished for good. */
-        atomic_store_explicit(&pt_rec_at(och, sl->woff)->commit,
+        atomic_store_explicit(&rec_at_pos(s, sl->wpos)->commit,
                               PT_COMMIT(PT_REC_END, PT_END_BYTES), memory_order_release);
         atomic_store_explicit(&och->next, c, memory_order_release);
     } else {
@@ -120,64 +126,89 @@ static bool switch_chunk(struct pt_shm *s, struct pt_slot *sl, uint64_t ts)
         atomic_store_explicit(&sl->rhead, (((rh >> 32) + 1) << 32) | c, memory_order_release);
     }
     sl->wchunk = c;
-    sl->woff = 0;
-    sl->anchor_ts = 0;
-    sl->fresh = 0;
+    sl->nrec = 0;
+    sl->wpos = pt_chunk_data_off(s, c);
+    sl->wend = sl->wpos + pt_chunk_room(s);
+    sl->anchor_ts = ts - PT_ANCHOR_TICKS; /* the first record gets an anchor */
     return true;
 }
 
-static void publish(struct pt_chunk *ch, uint32_t off, struct pt_rec *r, uint32_t type,
-                    uint32_t size)
+/* memcpy for the common small payloads without a call: overlapping
+ * fixed-size moves, never reading past src + n. */
+static inline void copy_data(void *dst, const void *src, size_t n)
 {
-    atomic_store_explicit(&pt_rec_at(ch, off + size)->commit, 0, memory_order_relaxed);
+    char *d = dst;
+    const char *s = src;
+    if (n >= 8 && n <= 16) {
+        uint64_t a, b;
+        __builtin_memcpy(&a, s, 8);
+        __builtin_memcpy(&b, s + n - 8, 8);
+        __builtin_memcpy(d, &a, 8);
+        __builtin_memcpy(d + n - 8, &b, 8);
+    } else if (n >= 4 && n < 8) {
+        uint32_t a, b;
+        __builtin_memcpy(&a, s, 4);
+        __builtin_memcpy(&b, s + n - 4, 4);
+        __builtin_memcpy(d, &a, 4);
+        __builtin_memcpy(d + n - 4, &b, 4);
+    } else if (n != 0) {
+        memcpy(d, s, n);
+    }
+}
+
+/* Write one record at sl->wpos (room checked by the caller) and publish it:
+ * zero the next commit word, then store this one with release order. */
+static inline void put_record(struct pt_shm *s, struct pt_slot *sl, uint32_t type,
+                              trace_event_id_t id, uint64_t ts, uint64_t addr,
+                              const void *data, uint32_t len, uint32_t rflags)
+{
+    uint64_t pos = sl->wpos;
+    uint32_t size = PT_REC_HDR + pt_round8(len);
+    struct pt_rec *r = rec_at_pos(s, pos);
+    r->id = id;
+    r->ts = ts;
+    r->addr = addr;
+    r->len = len;
+    r->flags = rflags;
+    copy_data(r + 1, data, len);
+    atomic_store_explicit(&rec_at_pos(s, pos + size)->commit, 0, memory_order_relaxed);
     atomic_store_explicit(&r->commit, PT_COMMIT(type, size), memory_order_release);
+    sl->wpos = pos + size;
 }
 
 /* An anchor pairs the tick counter with CLOCK_REALTIME for the reader. */
-static uint32_t write_anchor(struct pt_shm *s, struct pt_slot *sl, struct pt_chunk *ch)
+static void write_anchor(struct pt_shm *s, struct pt_slot *sl)
 {
     uint64_t t1 = pt_rdtsc();
     int64_t ns = pt_realtime_ns();
     uint64_t t2 = pt_rdtsc();
-    struct pt_rec *r = pt_rec_at(ch, sl->woff);
-    r->id = 0;
-    r->ts = t1 + (t2 - t1) / 2;
-    r->addr = (uint64_t)ns;
-    r->len = 0;
-    r->flags = 0;
-    publish(ch, sl->woff, r, PT_REC_ANCHOR, PT_REC_HDR);
-    sl->anchor_ts = r->ts;
-    (void)s;
-    return PT_REC_HDR;
+    uint64_t ts = t1 + (t2 - t1) / 2;
+    put_record(s, sl, PT_REC_ANCHOR, 0, ts, (uint64_t)ns, NULL, 0, 0);
+    sl->anchor_ts = ts;
 }
 
+/* The general case: chunk switch and anchors as needed. */
 static bool write_event(struct pt_shm *s, struct pt_slot *sl, trace_event_id_t id,
-                        const void *data, size_t len, uint64_t addr, uint32_t rflags)
+                        uint64_t ts, const void *data, uint32_t len, uint64_t addr,
+                        uint32_t rflags)
 {
-    uint64_t ts = pt_ticks(s->clock_mode);
     uint32_t size = PT_REC_HDR + pt_round8(len);
     bool tsc = s->clock_mode == PT_CLOCK_TSC;
-    bool anchor = tsc && ts - sl->anchor_ts >= PT_ANCHOR_TICKS;
-    uint32_t need = size + (anchor ? PT_REC_HDR : 0);
-    if (unlikely(sl->fresh || sl->wchunk == PT_NONE || sl->woff + need > pt_chunk_room(s))) {
+    bool anchor = ts - sl->anchor_ts >= PT_ANCHOR_TICKS;
+    uint64_t need = size + (anchor && tsc ? PT_REC_HDR : 0);
+    if (sl->wpos + need > sl->wend) {
         if (!switch_chunk(s, sl, ts))
             return false;
-        anchor = tsc;
+        anchor = true;
     }
-    struct pt_chunk *ch = pt_chunk(s, sl->wchunk);
-    if (anchor)
-        sl->woff += write_anchor(s, sl, ch);
-    struct pt_rec *r = pt_rec_at(ch, sl->woff);
-    r->id = id;
-    r->ts = ts;
-    r->addr = addr;
-    r->len = (uint32_t)len;
-    r->flags = rflags;
-    memcpy(r + 1, data, len);
-    atomic_store_explicit(&ch->nrec, atomic_load_explicit(&ch->nrec, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
-    publish(ch, sl->woff, r, PT_REC_EVENT, size);
-    sl->woff += size;
+    if (anchor) {
+        if (tsc)
+            write_anchor(s, sl);
+        else
+            sl->anchor_ts = ts;
+    }
+    put_record(s, sl, PT_REC_EVENT, id, ts, addr, data, len, rflags);
+    sl->nrec++;
     return true;
 }
 
@@ -195,11 +226,9 @@ static struct pt_slot *acquire_slot(struct pt_shm *s, struct pt_thread *t, uint3
             atomic_fetch_add_explicit(&sl->gen, 1, memory_order_relaxed);
             sl->pid = pt_pid;
             sl->thread = (uint64_t)pthread_self();
-            if (want == PT_SLOT_FREE) {
+            if (want == PT_SLOT_FREE)
                 sl->wchunk = PT_NONE;
-                sl->woff = 0;
-            }
-            sl->fresh = 1; /* an adopted chain gets a chunk headed with our pid */
+            sl->wend = 0; /* new chunk first: an adopted chain gets one headed with our pid */
             uint32_t hwm = atomic_load(&s->slots_hwm);
             while (hwm < i + 1 && !atomic_compare_exchange_weak(&s->slots_hwm, &hwm, i + 1))
                 ;
@@ -253,7 +282,7 @@ static void record_one(struct pt_shm *s, int att, struct pt_thread *t, trace_eve
         len = max;
         rflags = PT_RF_TRUNCATED;
     }
-    if (!write_event(s, sl, id, data, len, addr, rflags)) {
+    if (!write_event(s, sl, id, pt_ticks(s->clock_mode), data, (uint32_t)len, addr, rflags)) {
         pt_note_loss(s, 1, 0);
         return;
     }
@@ -266,7 +295,7 @@ static void record_one(struct pt_shm *s, int att, struct pt_thread *t, trace_eve
  * registry entry of its own (more than PT_MAX_THREADS - 1 at once) shares the
  * last one, atomically, and only counts its events as lost.
  */
-static struct pt_thread *enter(void)
+static inline struct pt_thread *enter(void)
 {
     struct pt_thread *t = pt_thread_self();
     if (unlikely(t == NULL)) {
@@ -280,7 +309,7 @@ static struct pt_thread *enter(void)
     return t;
 }
 
-static void leave(struct pt_thread *t)
+static inline void leave(struct pt_thread *t)
 {
     atomic_signal_fence(memory_order_seq_cst);
     if (unlikely(t == &pt_threads[PT_MAX_THREADS - 1]))
@@ -298,25 +327,81 @@ void pt_record(struct pt_shm *s, int att, trace_event_id_t id, const void *data,
     leave(t);
 }
 
-static void record_all(trace_event_id_t id, const void *data, size_t len, uint64_t addr)
+/* Would attachment i take event id? Process-local words only. */
+static inline bool wanted(uint32_t i, trace_event_id_t id)
 {
-    struct pt_thread *t = enter();
-    uint32_t mask = atomic_load_explicit(&pt_att_mask, memory_order_relaxed);
-    while (mask != 0) {
-        int i = __builtin_ctz(mask);
-        mask &= mask - 1;
-        struct pt_shm *s = atomic_load_explicit(&pt_att[i].shm, memory_order_acquire);
-        if (s != NULL)
-            record_one(s, i, t, id, data, len, addr, 0);
-    }
-    leave(t);
+    if (!atomic_load_explicit(&pt_att[i].running, memory_order_relaxed))
+        return false;
+    if (unlikely(id > PT_ID_MAX))
+        return true; /* counted as lost with EINVAL */
+    uint64_t w = atomic_load_explicit(&pt_att[i].filter[id >> 6], memory_order_relaxed);
+    return !((w >> (id & 63)) & 1);
 }
 
-PT_API void posix_trace_event(trace_event_id_t id, const void *restrict data, size_t len)
+/*
+ * The common case in one pass: a running TSC-stamped stream, the thread's
+ * level-0 slot already acquired, data within max-data-size, room left in the
+ * chunk and no anchor due. False: take the general path.
+ */
+static inline bool record_fast(struct pt_shm *s, uint32_t att, struct pt_thread *t,
+                               trace_event_id_t id, const void *data, size_t len,
+                               uint64_t addr)
 {
-    if (likely(atomic_load_explicit(&pt_att_mask, memory_order_relaxed) == 0))
-        return;
+    uint16_t v = t->slot[att][0];
+    if (unlikely(v == 0 || atomic_load_explicit(&t->nest, memory_order_relaxed) != 1 ||
+                 t->epoch[att] != pt_att[att].epoch || len > s->max_data ||
+                 s->clock_mode != PT_CLOCK_TSC || id > PT_ID_MAX ||
+                 atomic_load_explicit(&s->state, memory_order_relaxed) != PT_ST_RUNNING))
+        return false;
+    struct pt_slot *sl = &pt_slots(s)[v - 1];
+    uint64_t ts = pt_rdtsc();
+    uint32_t size = PT_REC_HDR + pt_round8(len);
+    if (unlikely(ts - sl->anchor_ts >= PT_ANCHOR_TICKS || sl->wpos + size > sl->wend)) {
+        if (!write_event(s, sl, id, ts, data, (uint32_t)len, addr, 0))
+            pt_note_loss(s, 1, 0);
+    } else {
+        put_record(s, sl, PT_REC_EVENT, id, ts, addr, data, (uint32_t)len, 0);
+        sl->nrec++;
+    }
+    if (unlikely(atomic_load_explicit(&s->waiters, memory_order_relaxed) != 0))
+        pt_wake_readers(s);
+    return true;
+}
+
+__attribute__((noinline)) static void event_attached(uint32_t mask, trace_event_id_t id,
+                                                     const void *data, size_t len,
+                                                     uint64_t addr)
+{
+    struct pt_thread *t = NULL;
     if (data == NULL)
         len = 0;
-    record_all(id, data, len, (uint64_t)(uintptr_t)__builtin_return_address(0));
+    do {
+        uint32_t i = (uint32_t)__builtin_ctz(mask);
+        mask &= mask - 1;
+        if (!wanted(i, id))
+            continue;
+        if (t == NULL)
+            t = enter();
+        /* loaded after enter(): see the grace period in process.c */
+        struct pt_shm *s = atomic_load_explicit(&pt_att[i].shm, memory_order_acquire);
+        if (s != NULL && !record_fast(s, i, t, id, data, len, addr))
+            record_one(s, (int)i, t, id, data, len, addr, 0);
+    } while (mask != 0);
+    if (t != NULL)
+        leave(t);
+}
+
+/*
+ * With no stream attached to the process: one load and a branch. With one
+ * stream, stopped or filtering the event out: three more loads.
+ */
+PT_API void posix_trace_event(trace_event_id_t id, const void *restrict data, size_t len)
+{
+    uint32_t mask = atomic_load_explicit(&pt_att_mask, memory_order_relaxed);
+    if (likely(mask == 0))
+        return;
+    uint32_t first = (uint32_t)__builtin_ctz(mask);
+    if (mask == 1u << first && !wanted(first, id))
+        return;
+    event_attached(mask, id, data, len, (uint64_t)(uintptr_t)__builtin_return_address(0));
 }

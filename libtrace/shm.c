@@ -2,6 +2,7 @@
 #include "internal.h"
 #include <stdio.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/mman.h>
 #include <unistd.h>
 
@@ -66,7 +67,7 @@ static void init_header(struct pt_shm *s, const trace_attr_t *a, const struct pt
     s->total_size = g->total;
     s->chunk_size = g->chunk_size;
     s->nchunks = g->nchunks;
-    s->slots_off = align_up(sizeof(struct pt_shm), PT_CACHELINE);
+    s->slots_off = PT_SLOTS_OFF;
     s->names_off = align_up(s->slots_off + (uint64_t)PT_NSLOTS * sizeof(struct pt_slot),
                             PT_PAGE);
     s->chunks_off = s->names_off + align_up((uint64_t)PT_ID_SPACE * sizeof(struct pt_name),
@@ -106,11 +107,14 @@ int pt_shm_create(const trace_attr_t *a, int has_log, struct pt_shm **out, size_
     int fd = memfd_create(label, MFD_CLOEXEC);
     if (fd < 0)
         return errno == EMFILE || errno == ENFILE ? EAGAIN : ENOMEM;
-    if (ftruncate(fd, (off_t)g.total) != 0) {
+    /* Reserve the memory now (the page calls stream-min-size memory
+     * "reserved"): running out later would be SIGBUS in a traced program,
+     * and page faults would land on the recording path. */
+    if (ftruncate(fd, (off_t)g.total) != 0 || fallocate(fd, 0, 0, (off_t)g.total) != 0) {
         close(fd);
         return ENOMEM;
     }
-    void *p = mmap(NULL, g.total, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    void *p = mmap(NULL, g.total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
     if (p == MAP_FAILED) {
         close(fd);
         return ENOMEM;

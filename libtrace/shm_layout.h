@@ -75,14 +75,16 @@ struct pt_slot {
     /* line 0: the writer's */
     _Atomic uint32_t state;
     _Atomic uint32_t gen;      /* bumped at each acquisition */
-    uint32_t wchunk;           /* chunk being filled */
-    uint32_t woff;             /* next record offset inside it (after the header) */
+    uint32_t wchunk;           /* chunk being filled, PT_NONE before the first */
+    uint32_t nrec;             /* event records in it so far */
+    uint64_t wpos;             /* offset from the stream base of the next record */
+    uint64_t wend;             /* a record must end at or before this offset;
+                                  0 forces a chunk switch (first record, adoption) */
     uint64_t anchor_ts;        /* ticks of the last anchor written */
-    uint32_t pid;
-    uint32_t fresh;            /* start a new chunk before the next record */
     uint64_t thread;
     _Atomic uint64_t stolen;   /* LOOP steals from this chain: (count << 40) | records */
-    uint8_t pad0_[16];
+    uint32_t pid;
+    uint8_t pad0_[4];
     /* line 1: the reader's (and LOOP stealers', by CAS) */
     _Atomic uint64_t rhead;    /* (tag << 32) | chunk being read */
     uint8_t pad1_[56];
@@ -136,8 +138,10 @@ struct pt_shm {
     alignas(PT_CACHELINE) _Atomic uint64_t filter[PT_ID_SPACE / 64];
 };
 
+/* The slots follow the header at a fixed offset. */
+#define PT_SLOTS_OFF ((sizeof(struct pt_shm) + PT_CACHELINE - 1) / PT_CACHELINE * PT_CACHELINE)
 static inline struct pt_slot *pt_slots(struct pt_shm *s)
-{ return (struct pt_slot *)((char *)s + s->slots_off); }
+{ return (struct pt_slot *)((char *)s + PT_SLOTS_OFF); }
 static inline struct pt_name *pt_names(struct pt_shm *s)
 { return (struct pt_name *)((char *)s + s->names_off); }
 static inline struct pt_chunk *pt_chunk(struct pt_shm *s, uint32_t i)
@@ -146,5 +150,8 @@ static inline struct pt_rec *pt_rec_at(struct pt_chunk *c, uint32_t off)
 { return (struct pt_rec *)((char *)c + PT_CHUNK_HDR + off); }
 static inline uint32_t pt_chunk_room(const struct pt_shm *s)
 { return s->chunk_size - PT_CHUNK_HDR - PT_END_BYTES; }
+static inline uint64_t pt_chunk_data_off(const struct pt_shm *s, uint32_t i)
+{ return s->chunks_off + (uint64_t)i * s->chunk_size + PT_CHUNK_HDR; }
+_Static_assert(sizeof(struct pt_slot) == 2 * PT_CACHELINE, "slot layout");
 
 #endif

@@ -85,6 +85,7 @@ PT_API int posix_trace_start(trace_id_t trid)
                   (uint64_t)(uintptr_t)__builtin_return_address(0), PT_REC_FORCE);
         uint32_t susp = PT_ST_SUSPENDED;
         atomic_compare_exchange_strong(&s->state, &susp, PT_ST_RUNNING);
+        atomic_store(&pt_att[h->att].running, 1);
     }
     pthread_mutex_unlock(&h->mlock);
     pt_put(h);
@@ -101,6 +102,7 @@ PT_API int posix_trace_stop(trace_id_t trid)
     pthread_mutex_lock(&h->mlock);
     uint32_t run = PT_ST_RUNNING;
     if (atomic_compare_exchange_strong(&s->state, &run, PT_ST_SUSPENDED)) {
+        atomic_store(&pt_att[h->att].running, 0);
         int aut = 0;
         pt_record(s, h->att, POSIX_TRACE_STOP, &aut, sizeof aut,
                   (uint64_t)(uintptr_t)__builtin_return_address(0), PT_REC_FORCE);
@@ -121,6 +123,8 @@ PT_API int posix_trace_shutdown(trace_id_t trid)
         return EINVAL;
     }
     struct pt_shm *s = h->shm;
+    if (h->att >= 0)
+        atomic_store(&pt_att[h->att].running, 0);
     atomic_store(&s->state, PT_ST_SHUTDOWN);
     atomic_fetch_add(&s->wake_seq, 1);
     pt_futex_wake(&s->wake_seq, 1 << 30);
@@ -238,6 +242,7 @@ PT_API int posix_trace_set_filter(trace_id_t trid, const trace_event_set_t *set,
             v = both[0].__bits[w] & ~v;
         both[1].__bits[w] = v;
         atomic_store_explicit(&s->filter[w], v, memory_order_relaxed);
+        atomic_store_explicit(&pt_att[h->att].filter[w], v, memory_order_relaxed);
     }
     if (atomic_load(&s->state) == PT_ST_RUNNING)
         pt_record(s, h->att, POSIX_TRACE_FILTER, both, sizeof both,
