@@ -51,8 +51,9 @@ struct pt_thread *pt_thread_self(void)
     if (likely(i != 0))
         return &pt_threads[i - 1];
     uint32_t start = atomic_fetch_add_explicit(&claim_hint, 1, memory_order_relaxed);
-    for (uint32_t n = 0; n < PT_MAX_THREADS; n++) {
-        uint32_t k = (start + n) % PT_MAX_THREADS;
+    /* the last entry is the shared fallback (record.c, enter()) */
+    for (uint32_t n = 0; n < PT_MAX_THREADS - 1; n++) {
+        uint32_t k = (start + n) % (PT_MAX_THREADS - 1);
         uint32_t zero = 0;
         struct pt_thread *t = &pt_threads[k];
         if (atomic_load_explicit(&t->used, memory_order_relaxed) != 0 ||
