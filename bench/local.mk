@@ -1,0 +1,8 @@
+# posixtrace benchmark (included from the top-level Makefile.am).
+# `make bench` builds $(bench_programs) and runs each of them.
+bench_programs += bench/bench_event
+bench_bench_event_SOURCES = bench/bench_event.c
+bench_bench_event_LDADD = $(TEST_LDADD)
+bench_bench_event_LDFLAGS = $(TEST_LDFLAGS)
+bench_bench_event_CFLAGS = $(AM_CFLAGS) -O2
+EXTRA_DIST += bench/README.md
