@@ -66,6 +66,11 @@ struct pt_thread {
 
 extern struct pt_attach pt_att[PT_MAX_ATTACH];
 extern _Atomic uint32_t pt_att_mask;
+/* Event types some running attached stream takes (1) or none does (0): the
+ * union of the streams' complements of their filters, a byte per type so the
+ * test is one load. The first (and, when no stream runs or the event is
+ * filtered out, only) thing posix_trace_event() looks at. */
+extern _Atomic uint8_t pt_want[PT_ID_MAX + 1];
 extern struct pt_thread pt_threads[PT_MAX_THREADS];
 extern uint32_t pt_pid;
 
@@ -74,6 +79,8 @@ struct pt_thread *pt_thread_self(void);          /* NULL if none free */
 int  pt_attach_add(struct pt_shm *shm, size_t size); /* index or -1 */
 void pt_attach_remove(int idx);                   /* waits for writers, then forgets */
 void pt_thread_release_slots(struct pt_thread *t);
+void pt_want_update(void);                        /* after running/filter changes */
+uint32_t pt_thread_index(void);                   /* pt_threads index + 1, 0 = none */
 
 /* ---- pool.c: the free-chunk pool (lock-free stack) ---- */
 void     pt_pool_init(struct pt_shm *s);

@@ -18,6 +18,7 @@
 
 struct pt_attach pt_att[PT_MAX_ATTACH];
 _Atomic uint32_t pt_att_mask;
+_Atomic uint8_t pt_want[PT_ID_MAX + 1];
 struct pt_thread pt_threads[PT_MAX_THREADS];
 uint32_t pt_pid;
 
@@ -70,6 +71,29 @@ struct pt_thread *pt_thread_self(void)
         return t;
     }
     return NULL;
+}
+
+uint32_t pt_thread_index(void)
+{
+    return tls_index;
+}
+
+/* Recompute pt_want from the attachments' running flags and filter copies.
+ * Racing updates are serialized; a writer may see a mix of old and new words
+ * for an instant, like a filter change racing with any event. */
+void pt_want_update(void)
+{
+    static pthread_mutex_t want_lock = PTHREAD_MUTEX_INITIALIZER;
+    pthread_mutex_lock(&want_lock);
+    for (uint32_t id = 0; id <= PT_ID_MAX; id++) {
+        uint8_t v = 0;
+        for (uint32_t i = 0; i < PT_MAX_ATTACH && !v; i++) {
+            if (atomic_load(&pt_att[i].shm) != NULL && atomic_load(&pt_att[i].running))
+                v = !((atomic_load(&pt_att[i].filter[id / 64]) >> (id % 64)) & 1);
+        }
+        atomic_store_explicit(&pt_want[id], v, memory_order_relaxed);
+    }
+    pthread_mutex_unlock(&want_lock);
 }
 
 void pt_thread_release_slots(struct pt_thread *t)
@@ -136,6 +160,7 @@ void pt_attach_remove(int idx)
     atomic_fetch_and(&pt_att_mask, ~(1u << idx));
     atomic_store(&pt_att[idx].running, 0);
     atomic_store_explicit(&pt_att[idx].shm, NULL, memory_order_release);
+    pt_want_update();
     grace_period();
     pthread_mutex_unlock(&att_lock);
 }
@@ -172,10 +197,12 @@ static void atfork_child(void)
         pt_att[i].epoch++;
         if (s->inheritance != POSIX_TRACE_INHERITED) {
             atomic_fetch_and(&pt_att_mask, ~(1u << i));
+            atomic_store(&pt_att[i].running, 0);
             atomic_store(&pt_att[i].shm, NULL);
             pt_shm_unmap(s, pt_att[i].map_size);
         }
     }
+    pt_want_update();
     pt_handles_atfork_child();
     pthread_mutex_unlock(&att_lock);
     pt_names_unlock_local();

@@ -348,9 +348,8 @@ static inline bool record_fast(struct pt_shm *s, uint32_t att, struct pt_thread 
                                uint64_t addr)
 {
     uint16_t v = t->slot[att][0];
-    if (unlikely(v == 0 || atomic_load_explicit(&t->nest, memory_order_relaxed) != 1 ||
-                 t->epoch[att] != pt_att[att].epoch || len > s->max_data ||
-                 s->clock_mode != PT_CLOCK_TSC || id > PT_ID_MAX ||
+    if (unlikely(v == 0 || t->epoch[att] != pt_att[att].epoch || len > s->max_data ||
+                 s->clock_mode != PT_CLOCK_TSC ||
                  atomic_load_explicit(&s->state, memory_order_relaxed) != PT_ST_RUNNING))
         return false;
     struct pt_slot *sl = &pt_slots(s)[v - 1];
@@ -368,40 +367,66 @@ static inline bool record_fast(struct pt_shm *s, uint32_t att, struct pt_thread 
     return true;
 }
 
-__attribute__((noinline)) static void event_attached(uint32_t mask, trace_event_id_t id,
-                                                     const void *data, size_t len,
-                                                     uint64_t addr)
+/* Any number of streams, any nesting level, any id. */
+__attribute__((noinline)) static void event_general(trace_event_id_t id, const void *data,
+                                                    size_t len, uint64_t addr)
 {
-    struct pt_thread *t = NULL;
-    if (data == NULL)
-        len = 0;
-    do {
+    struct pt_thread *t = enter();
+    uint32_t mask = atomic_load_explicit(&pt_att_mask, memory_order_relaxed);
+    while (mask != 0) {
         uint32_t i = (uint32_t)__builtin_ctz(mask);
         mask &= mask - 1;
         if (!wanted(i, id))
             continue;
-        if (t == NULL)
-            t = enter();
         /* loaded after enter(): see the grace period in process.c */
         struct pt_shm *s = atomic_load_explicit(&pt_att[i].shm, memory_order_acquire);
-        if (s != NULL && !record_fast(s, i, t, id, data, len, addr))
+        if (s != NULL)
             record_one(s, (int)i, t, id, data, len, addr, 0);
-    } while (mask != 0);
-    if (t != NULL)
-        leave(t);
+    }
+    leave(t);
+}
+
+/* A wanted, valid event: one attached stream and an outermost call take the
+ * straight path, anything else the general one. */
+__attribute__((noinline)) static void event_wanted(trace_event_id_t id, const void *data,
+                                                   size_t len, uint64_t addr)
+{
+    uint32_t mask = atomic_load_explicit(&pt_att_mask, memory_order_relaxed);
+    uint32_t ti = pt_thread_index();
+    if (unlikely(ti == 0 || mask == 0 || (mask & (mask - 1)) != 0)) {
+        event_general(id, data, len, addr);
+        return;
+    }
+    struct pt_thread *t = &pt_threads[ti - 1];
+    uint32_t nest = atomic_load_explicit(&t->nest, memory_order_relaxed);
+    atomic_store_explicit(&t->nest, nest + 1, memory_order_relaxed);
+    atomic_signal_fence(memory_order_seq_cst);
+    uint32_t i = (uint32_t)__builtin_ctz(mask);
+    /* loaded after the busy mark: see the grace period in process.c */
+    struct pt_shm *s = atomic_load_explicit(&pt_att[i].shm, memory_order_acquire);
+    if (s != NULL && (nest != 0 || !record_fast(s, i, t, id, data, len, addr)))
+        record_one(s, (int)i, t, id, data, len, addr, 0);
+    atomic_signal_fence(memory_order_seq_cst);
+    atomic_store_explicit(&t->nest, nest, memory_order_relaxed);
 }
 
 /*
- * With no stream attached to the process: one load and a branch. With one
- * stream, stopped or filtering the event out: three more loads.
+ * No stream running, or the event filtered out by every stream: one byte load
+ * from pt_want. Ids past the last valid one take the general path
+ * so that running streams count them as lost.
  */
-PT_API void posix_trace_event(trace_event_id_t id, const void *restrict data, size_t len)
+PT_API __attribute__((aligned(64))) void posix_trace_event(trace_event_id_t id, const void *restrict data, size_t len)
 {
-    uint32_t mask = atomic_load_explicit(&pt_att_mask, memory_order_relaxed);
-    if (likely(mask == 0))
+    uint64_t addr;
+    if (likely(id <= PT_ID_MAX)) {
+        if (likely(atomic_load_explicit(&pt_want[id], memory_order_relaxed) == 0))
+            return;
+        addr = (uint64_t)(uintptr_t)__builtin_return_address(0);
+        event_wanted(id, data, data ? len : 0, addr);
         return;
-    uint32_t first = (uint32_t)__builtin_ctz(mask);
-    if (mask == 1u << first && !wanted(first, id))
+    }
+    if (atomic_load_explicit(&pt_att_mask, memory_order_relaxed) == 0)
         return;
-    event_attached(mask, id, data, len, (uint64_t)(uintptr_t)__builtin_return_address(0));
+    addr = (uint64_t)(uintptr_t)__builtin_return_address(0);
+    event_general(id, data, data ? len : 0, addr);
 }

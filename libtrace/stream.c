@@ -86,6 +86,7 @@ PT_API int posix_trace_start(trace_id_t trid)
         uint32_t susp = PT_ST_SUSPENDED;
         atomic_compare_exchange_strong(&s->state, &susp, PT_ST_RUNNING);
         atomic_store(&pt_att[h->att].running, 1);
+        pt_want_update();
     }
     pthread_mutex_unlock(&h->mlock);
     pt_put(h);
@@ -103,6 +104,7 @@ PT_API int posix_trace_stop(trace_id_t trid)
     uint32_t run = PT_ST_RUNNING;
     if (atomic_compare_exchange_strong(&s->state, &run, PT_ST_SUSPENDED)) {
         atomic_store(&pt_att[h->att].running, 0);
+        pt_want_update();
         int aut = 0;
         pt_record(s, h->att, POSIX_TRACE_STOP, &aut, sizeof aut,
                   (uint64_t)(uintptr_t)__builtin_return_address(0), PT_REC_FORCE);
@@ -123,8 +125,10 @@ PT_API int posix_trace_shutdown(trace_id_t trid)
         return EINVAL;
     }
     struct pt_shm *s = h->shm;
-    if (h->att >= 0)
+    if (h->att >= 0) {
         atomic_store(&pt_att[h->att].running, 0);
+        pt_want_update();
+    }
     atomic_store(&s->state, PT_ST_SHUTDOWN);
     atomic_fetch_add(&s->wake_seq, 1);
     pt_futex_wake(&s->wake_seq, 1 << 30);
@@ -244,6 +248,7 @@ PT_API int posix_trace_set_filter(trace_id_t trid, const trace_event_set_t *set,
         atomic_store_explicit(&s->filter[w], v, memory_order_relaxed);
         atomic_store_explicit(&pt_att[h->att].filter[w], v, memory_order_relaxed);
     }
+    pt_want_update();
     if (atomic_load(&s->state) == PT_ST_RUNNING)
         pt_record(s, h->att, POSIX_TRACE_FILTER, both, sizeof both,
                   (uint64_t)(uintptr_t)__builtin_return_address(0), 0);
