@@ -59,7 +59,8 @@ int pt_get(trace_id_t trid, struct pt_handle **out)
 void pt_put(struct pt_handle *h)
 {
     pthread_mutex_lock(&hlock);
-    if (--h->refs == 0 && h->dying)
+    /* shutdown holds one reference and waits for the others */
+    if (--h->refs <= 1 && h->dying)
         pthread_cond_broadcast(&h->cv);
     pthread_mutex_unlock(&hlock);
 }

@@ -36,7 +36,7 @@
 static inline uint32_t pt_round8(size_t n) { return (uint32_t)((n + 7) & ~(size_t)7); }
 
 /* ---- process.c: this process as a traced process ---- */
-#define PT_MAX_ATTACH  16u   /* streams one process records into at once */
+#define PT_MAX_ATTACH  TRACE_SYS_MAX /* streams one process records into at once */
 #define PT_MAX_THREADS 1024u /* threads recording at once */
 
 /*
@@ -65,7 +65,7 @@ struct pt_thread {
 };
 
 extern struct pt_attach pt_att[PT_MAX_ATTACH];
-extern _Atomic uint32_t pt_att_mask;
+extern _Atomic uint64_t pt_att_mask;
 /* Event types some running attached stream takes (1) or none does (0): the
  * union of the streams' complements of their filters, a byte per type so the
  * test is one load. The first (and, when no stream runs or the event is
@@ -154,6 +154,7 @@ struct pt_handle {
     uint64_t lost_reported;   /* lost events already reported in OVERFLOW events */
     int stop_reported;        /* STOP(auto) reported for the current fill */
     double ticks_per_ns;
+    int64_t last_ns;          /* timestamp of the last event reported */
     /* event type list cursor */
     uint32_t typelist_pos;
 };

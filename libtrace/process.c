@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 struct pt_attach pt_att[PT_MAX_ATTACH];
-_Atomic uint32_t pt_att_mask;
+_Atomic uint64_t pt_att_mask;
 _Atomic uint8_t pt_want[PT_ID_MAX + 1];
 struct pt_thread pt_threads[PT_MAX_THREADS];
 uint32_t pt_pid;
@@ -129,7 +129,7 @@ int pt_attach_add(struct pt_shm *shm, size_t size)
             for (unsigned w = 0; w < PT_ID_SPACE / 64; w++)
                 atomic_store(&pt_att[i].filter[w], 0);
             atomic_store_explicit(&pt_att[i].shm, shm, memory_order_release);
-            atomic_fetch_or(&pt_att_mask, 1u << i);
+            atomic_fetch_or(&pt_att_mask, UINT64_C(1) << i);
             break;
         }
     }
@@ -157,7 +157,7 @@ static void grace_period(void)
 void pt_attach_remove(int idx)
 {
     pthread_mutex_lock(&att_lock);
-    atomic_fetch_and(&pt_att_mask, ~(1u << idx));
+    atomic_fetch_and(&pt_att_mask, ~(UINT64_C(1) << idx));
     atomic_store(&pt_att[idx].running, 0);
     atomic_store_explicit(&pt_att[idx].shm, NULL, memory_order_release);
     pt_want_update();
@@ -196,7 +196,7 @@ static void atfork_child(void)
             continue;
         pt_att[i].epoch++;
         if (s->inheritance != POSIX_TRACE_INHERITED) {
-            atomic_fetch_and(&pt_att_mask, ~(1u << i));
+            atomic_fetch_and(&pt_att_mask, ~(UINT64_C(1) << i));
             atomic_store(&pt_att[i].running, 0);
             atomic_store(&pt_att[i].shm, NULL);
             pt_shm_unmap(s, pt_att[i].map_size);

@@ -51,6 +51,22 @@ static int64_t ticks_to_ns(struct pt_handle *h, struct pt_rslot *r, uint64_t ts)
     return s->real0_ns + (int64_t)((double)(int64_t)(ts - s->tick0) / h->ticks_per_ns);
 }
 
+/*
+ * Events are reported in tick order, but two anchors of different chunks map
+ * ticks to CLOCK_REALTIME with slightly different offsets (tens of ns: the
+ * clock read and the rate estimate). Reported timestamps are kept
+ * non-decreasing by holding one back to the previous one, unless the clock
+ * itself stepped back by more than PT_CLAMP_NS, which must show.
+ */
+#define PT_CLAMP_NS (1000 * 1000)
+static int64_t report_ns(struct pt_handle *h, int64_t ns)
+{
+    if (ns < h->last_ns && h->last_ns - ns < PT_CLAMP_NS)
+        ns = h->last_ns;
+    h->last_ns = ns;
+    return ns;
+}
+
 static uint64_t now_ticks(struct pt_shm *s)
 {
     return s->clock_mode == PT_CLOCK_TSC ? pt_rdtsc_ordered() : (uint64_t)pt_realtime_ns();
@@ -258,7 +274,7 @@ static bool deliver(struct pt_handle *h, uint32_t i, const struct pt_peek *p,
     ev->posix_pid = (pid_t)p->pid;
     ev->posix_prog_address = (void *)(uintptr_t)p->rec.addr;
     ev->posix_thread_id = (pthread_t)p->thread;
-    pt_ns_to_ts(ticks_to_ns(h, r, p->rec.ts), &ev->posix_timestamp);
+    pt_ns_to_ts(report_ns(h, ticks_to_ns(h, r, p->rec.ts)), &ev->posix_timestamp);
     if (n < p->rec.len)
         ev->posix_truncation_status = POSIX_TRACE_TRUNCATED_READ;
     else
@@ -283,7 +299,7 @@ static void deliver_synth(struct pt_handle *h, struct posix_trace_event_info *ev
     memset(ev, 0, sizeof *ev);
     ev->posix_event_id = e->id;
     ev->posix_pid = (pid_t)h->shm->creator_pid;
-    pt_ns_to_ts(e->ns, &ev->posix_timestamp);
+    pt_ns_to_ts(report_ns(h, e->ns), &ev->posix_timestamp);
     ev->posix_truncation_status = n < e->len ? POSIX_TRACE_TRUNCATED_READ
                                              : POSIX_TRACE_NOT_TRUNCATED;
     *len = n;

@@ -372,9 +372,9 @@ __attribute__((noinline)) static void event_general(trace_event_id_t id, const v
                                                     size_t len, uint64_t addr)
 {
     struct pt_thread *t = enter();
-    uint32_t mask = atomic_load_explicit(&pt_att_mask, memory_order_relaxed);
+    uint64_t mask = atomic_load_explicit(&pt_att_mask, memory_order_relaxed);
     while (mask != 0) {
-        uint32_t i = (uint32_t)__builtin_ctz(mask);
+        uint32_t i = (uint32_t)__builtin_ctzll(mask);
         mask &= mask - 1;
         if (!wanted(i, id))
             continue;
@@ -391,7 +391,7 @@ __attribute__((noinline)) static void event_general(trace_event_id_t id, const v
 __attribute__((noinline)) static void event_wanted(trace_event_id_t id, const void *data,
                                                    size_t len, uint64_t addr)
 {
-    uint32_t mask = atomic_load_explicit(&pt_att_mask, memory_order_relaxed);
+    uint64_t mask = atomic_load_explicit(&pt_att_mask, memory_order_relaxed);
     uint32_t ti = pt_thread_index();
     if (unlikely(ti == 0 || mask == 0 || (mask & (mask - 1)) != 0)) {
         event_general(id, data, len, addr);
@@ -401,7 +401,7 @@ __attribute__((noinline)) static void event_wanted(trace_event_id_t id, const vo
     uint32_t nest = atomic_load_explicit(&t->nest, memory_order_relaxed);
     atomic_store_explicit(&t->nest, nest + 1, memory_order_relaxed);
     atomic_signal_fence(memory_order_seq_cst);
-    uint32_t i = (uint32_t)__builtin_ctz(mask);
+    uint32_t i = (uint32_t)__builtin_ctzll(mask);
     /* loaded after the busy mark: see the grace period in process.c */
     struct pt_shm *s = atomic_load_explicit(&pt_att[i].shm, memory_order_acquire);
     if (s != NULL && (nest != 0 || !record_fast(s, i, t, id, data, len, addr)))

@@ -194,9 +194,9 @@ PT_API int posix_trace_get_status(trace_id_t trid, struct posix_trace_status_inf
     uint32_t state = atomic_load(&s->state);
     st->posix_stream_status = state == PT_ST_RUNNING ? POSIX_TRACE_RUNNING
                                                      : POSIX_TRACE_SUSPENDED;
-    bool full = state == PT_ST_FULL ||
-                (atomic_load(&s->free_count) == 0 && s->stream_policy == POSIX_TRACE_LOOP &&
-                 atomic_load(&s->overrun));
+    /* FULL while an UNTIL_FULL stream is stopped for lack of space, or while
+     * no chunk is free (a LOOP stream overwrites) */
+    bool full = state == PT_ST_FULL || atomic_load(&s->free_count) == 0;
     st->posix_stream_full_status = full ? POSIX_TRACE_FULL : POSIX_TRACE_NOT_FULL;
     st->posix_stream_overrun_status = atomic_exchange(&s->overrun, 0) ? POSIX_TRACE_OVERRUN
                                                                       : POSIX_TRACE_NO_OVERRUN;
