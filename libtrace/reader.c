@@ -180,8 +180,12 @@ static void skip_chunk(struct pt_handle *h, uint32_t i)
 }
 
 /*
- * Move slot i's read position to its next event. 1: *p holds it; 0: none now.
+ * Move slot i's read position to its next event. PEEK_EVENT: *p holds it;
+ * PEEK_NONE: nothing now; PEEK_PENDING: its writer is in the middle of a
+ * record stamped p->rec.ts, or of a chunk switch or steal (ts unknown: 0), and
+ * no later event may be reported before it.
  */
+enum { PEEK_NONE = 0, PEEK_EVENT = 1, PEEK_PENDING = 2 };
 static int peek(struct pt_handle *h, uint32_t i, struct pt_peek *p)
 {
     struct pt_shm *s = h->shm;
@@ -189,8 +193,10 @@ static int peek(struct pt_handle *h, uint32_t i, struct pt_peek *p)
     struct pt_rslot *r = &h->rs[i];
     for (int guard = 0; guard < 1 << 20; guard++) {
         uint64_t rh = atomic_load_explicit(&sl->rhead, memory_order_acquire);
-        if (rh != r->rhead && !resync(h, i, rh))
-            return 0;
+        if (rh != r->rhead && !resync(h, i, rh)) {
+            p->rec.ts = 0;
+            return PEEK_PENDING; /* a stealer is finishing its bookkeeping */
+        }
         if (r->chunk == PT_NONE) {
             if (atomic_load_explicit(&sl->state, memory_order_acquire) == PT_SLOT_ORPHAN)
                 reclaim_orphan(h, i);
@@ -223,6 +229,8 @@ static int peek(struct pt_handle *h, uint32_t i, struct pt_peek *p)
                 return 0;
             }
         }
+        if (PT_COMMIT_TYPE(commit) == PT_REC_PENDING)
+            return PEEK_PENDING; /* p->rec.ts was copied after the acquire load */
         if (!rec_sane(s, commit, &p->rec, r->off) && PT_COMMIT_TYPE(commit) != PT_REC_END) {
             skip_chunk(h, i);
             continue;
@@ -235,8 +243,10 @@ static int peek(struct pt_handle *h, uint32_t i, struct pt_peek *p)
             r->off += PT_REC_HDR;
             continue;
         case PT_REC_END:
-            if (next == PT_NONE)
-                return 0; /* its writer is linking the next chunk */
+            if (next == PT_NONE) {
+                p->rec.ts = 0;
+                return PEEK_PENDING; /* its writer is linking the next chunk */
+            }
             if (next >= s->nchunks) {
                 report_error(h, EBADMSG);
                 return 0;
@@ -251,10 +261,10 @@ static int peek(struct pt_handle *h, uint32_t i, struct pt_peek *p)
             }
             continue;
         default:
-            return 1;
+            return PEEK_EVENT;
         }
     }
-    return 0;
+    return PEEK_NONE;
 }
 
 /* Copy the chosen event out, then check it was not stolen meanwhile. */
@@ -363,11 +373,20 @@ static int try_read(struct pt_handle *h, struct posix_trace_event_info *ev, void
         if (hwm > PT_NSLOTS)
             hwm = PT_NSLOTS;
         uint32_t best = PT_NONE, pending = 0;
-        struct pt_peek bp, p;
+        bool busy = false;        /* a writer mid-record: hold back later events */
+        uint64_t busy_ts = 0;     /* the earliest such record's stamp; 0: unknown */
+        struct pt_peek bp = {0}, p = {0};
         for (uint32_t i = 0; i < hwm; i++) {
-            if (peek(h, i, &p) != 1)
+            int k = peek(h, i, &p);
+            if (k == PEEK_NONE)
                 continue;
             pending++;
+            if (k == PEEK_PENDING) {
+                if (!busy || p.rec.ts == 0 || (busy_ts != 0 && (int64_t)(p.rec.ts - busy_ts) < 0))
+                    busy_ts = p.rec.ts;
+                busy = true;
+                continue;
+            }
             if (s->clock_mode == PT_CLOCK_TSC && (int64_t)(p.rec.ts - now) >= 0)
                 continue;
             if (best == PT_NONE || (int64_t)(p.rec.ts - bp.rec.ts) < 0) {
@@ -375,6 +394,8 @@ static int try_read(struct pt_handle *h, struct posix_trace_event_info *ev, void
                 bp = p;
             }
         }
+        if (best != PT_NONE && busy && (busy_ts == 0 || (int64_t)(busy_ts - bp.rec.ts) < 0))
+            best = PT_NONE; /* an earlier-stamped record is still being written */
         uint32_t st = atomic_load(&s->state);
         if (best != PT_NONE) {
             if (st != PT_ST_FULL &&
@@ -490,7 +511,7 @@ void pt_reader_drain(struct pt_handle *h)
     struct pt_peek p;
     uint32_t hwm = atomic_load(&s->slots_hwm);
     for (uint32_t i = 0; i < hwm && i < PT_NSLOTS; i++) {
-        while (peek(h, i, &p) == 1)
+        while (peek(h, i, &p) == PEEK_EVENT)
             h->rs[i].off += PT_REC_HDR + pt_round8(p.rec.len);
     }
     h->nsynth = h->synth_pos = 0;

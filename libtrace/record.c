@@ -5,9 +5,10 @@
  * sleeps), async-signal-safe. Each (thread, stream, nesting level) owns a
  * writer slot whose chain of chunks only it appends to, so recording an
  * event is a plain single-producer write:
- *   1. write the record body at slot->wpos in the current chunk;
- *   2. store 0 into the commit word just after it (the next record's);
- *   3. store the record's commit word (release).
+ *   1. store the timestamp, then PENDING in the commit word (release);
+ *   2. write the record body at slot->wpos in the current chunk;
+ *   3. store 0 into the commit word just after it (the next record's);
+ *   4. store the record's commit word (release).
  * A reader that sees a commit word also sees everything written before it.
  * Shared words are written once per chunk (pool pop, chunk_seq), never per event.
  */
@@ -82,7 +83,17 @@ static uint32_t steal_oldest(struct pt_shm *s)
     return PT_NONE;
 }
 
-static void init_chunk(struct pt_shm *s, struct pt_slot *sl, uint32_t idx, uint32_t c)
+/* Tell the reader a record stamped ts is being written at pos: it holds back
+ * every later-stamped event until the commit word changes. */
+static inline void announce(struct pt_shm *s, uint64_t pos, uint64_t ts)
+{
+    struct pt_rec *r = (struct pt_rec *)((char *)s + pos);
+    r->ts = ts;
+    atomic_store_explicit(&r->commit, PT_COMMIT(PT_REC_PENDING, 0), memory_order_release);
+}
+
+static void init_chunk(struct pt_shm *s, struct pt_slot *sl, uint32_t idx, uint32_t c,
+                       uint64_t ts)
 {
     struct pt_chunk *ch = pt_chunk(s, c);
     atomic_store_explicit(&ch->next, PT_NONE, memory_order_relaxed);
@@ -92,7 +103,7 @@ static void init_chunk(struct pt_shm *s, struct pt_slot *sl, uint32_t idx, uint3
     atomic_store_explicit(&ch->nrec, 0, memory_order_relaxed);
     ch->pid = sl->pid;
     ch->thread = sl->thread;
-    atomic_store_explicit(&pt_rec_at(ch, 0)->commit, 0, memory_order_relaxed);
+    announce(s, pt_chunk_data_off(s, c), ts); /* visible once linked */
 }
 
 static struct pt_rec *rec_at_pos(struct pt_shm *s, uint64_t pos)
@@ -112,7 +123,7 @@ static bool switch_chunk(struct pt_shm *s, struct pt_slot *sl, uint64_t ts)
         return false;
     }
     uint32_t idx = (uint32_t)(sl - pt_slots(s));
-    init_chunk(s, sl, idx, c);
+    init_chunk(s, sl, idx, c, ts);
     uint32_t old = sl->wchunk;
     if (old != PT_NONE) {
         struct pt_chunk *och = pt_chunk(s, old);
@@ -165,8 +176,8 @@ static inline void put_record(struct pt_shm *s, struct pt_slot *sl, uint32_t typ
     uint64_t pos = sl->wpos;
     uint32_t size = PT_REC_HDR + pt_round8(len);
     struct pt_rec *r = rec_at_pos(s, pos);
+    announce(s, pos, ts);
     r->id = id;
-    r->ts = ts;
     r->addr = addr;
     r->len = len;
     r->flags = rflags;
@@ -195,10 +206,16 @@ static bool write_event(struct pt_shm *s, struct pt_slot *sl, trace_event_id_t i
     uint32_t size = PT_REC_HDR + pt_round8(len);
     bool tsc = s->clock_mode == PT_CLOCK_TSC;
     bool anchor = ts - sl->anchor_ts >= PT_ANCHOR_TICKS;
+    if (sl->wchunk != PT_NONE)
+        announce(s, sl->wpos, ts); /* before the chunk switch or the anchor */
     uint64_t need = size + (anchor && tsc ? PT_REC_HDR : 0);
     if (sl->wpos + need > sl->wend) {
-        if (!switch_chunk(s, sl, ts))
+        if (!switch_chunk(s, sl, ts)) {
+            if (sl->wchunk != PT_NONE) /* withdraw the announcement */
+                atomic_store_explicit(&rec_at_pos(s, sl->wpos)->commit, 0,
+                                      memory_order_release);
             return false;
+        }
         anchor = true;
     }
     if (anchor) {

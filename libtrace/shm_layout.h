@@ -34,8 +34,9 @@
 #define PT_ID_MAX       (PT_SYS_EVENTS + TRACE_USER_EVENT_MAX) /* 1280, last valid id */
 #define PT_CACHELINE    64
 
-/* Record types, in the top byte of the commit word. */
-enum { PT_REC_EVENT = 1, PT_REC_ANCHOR = 2, PT_REC_END = 3 };
+/* Record types, in the top byte of the commit word. PENDING: the writer has
+ * taken the record's timestamp (already in `ts`) and is writing it. */
+enum { PT_REC_EVENT = 1, PT_REC_ANCHOR = 2, PT_REC_END = 3, PT_REC_PENDING = 4 };
 #define PT_COMMIT(type, size) (((uint32_t)(type) << 24) | (uint32_t)(size))
 #define PT_COMMIT_TYPE(c)     ((c) >> 24)
 #define PT_COMMIT_SIZE(c)     ((c) & 0xffffffu)
@@ -51,7 +52,7 @@ struct pt_rec {
 };
 #define PT_RF_TRUNCATED 1u
 #define PT_REC_HDR      ((uint32_t)sizeof(struct pt_rec)) /* 32 */
-#define PT_END_BYTES    8u  /* room always kept for an END marker */
+#define PT_END_BYTES    16u /* room always kept for an END (or PENDING) marker */
 
 /* Chunk header; the chunk's records follow it. */
 struct pt_chunk {
