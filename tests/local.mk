@@ -1,0 +1,122 @@
+# Test programs (included from the top-level Makefile.am). Owned by tests/.
+# Each tests/tNNN_*.c is one program; the pytest files test_*.py run them.
+
+check_PROGRAMS += tests/t001_attr
+tests_t001_attr_SOURCES = tests/t001_attr.c tests/tcommon.h
+tests_t001_attr_LDADD = $(TEST_LDADD)
+tests_t001_attr_LDFLAGS = $(TEST_LDFLAGS)
+
+check_PROGRAMS += tests/t002_attr_stream
+tests_t002_attr_stream_SOURCES = tests/t002_attr_stream.c tests/tcommon.h
+tests_t002_attr_stream_LDADD = $(TEST_LDADD)
+tests_t002_attr_stream_LDFLAGS = $(TEST_LDFLAGS)
+
+check_PROGRAMS += tests/t003_eventset
+tests_t003_eventset_SOURCES = tests/t003_eventset.c tests/tcommon.h
+tests_t003_eventset_LDADD = $(TEST_LDADD)
+tests_t003_eventset_LDFLAGS = $(TEST_LDFLAGS)
+
+check_PROGRAMS += tests/t004_names
+tests_t004_names_SOURCES = tests/t004_names.c tests/tcommon.h
+tests_t004_names_LDADD = $(TEST_LDADD)
+tests_t004_names_LDFLAGS = $(TEST_LDFLAGS)
+
+check_PROGRAMS += tests/t005_names_limit
+tests_t005_names_limit_SOURCES = tests/t005_names_limit.c tests/tcommon.h
+tests_t005_names_limit_LDADD = $(TEST_LDADD)
+tests_t005_names_limit_LDFLAGS = $(TEST_LDFLAGS)
+
+check_PROGRAMS += tests/t006_lifecycle
+tests_t006_lifecycle_SOURCES = tests/t006_lifecycle.c tests/tcommon.h
+tests_t006_lifecycle_LDADD = $(TEST_LDADD)
+tests_t006_lifecycle_LDFLAGS = $(TEST_LDFLAGS)
+
+check_PROGRAMS += tests/t007_sysmax
+tests_t007_sysmax_SOURCES = tests/t007_sysmax.c tests/tcommon.h
+tests_t007_sysmax_LDADD = $(TEST_LDADD)
+tests_t007_sysmax_LDFLAGS = $(TEST_LDFLAGS)
+
+check_PROGRAMS += tests/t008_shutdown
+tests_t008_shutdown_SOURCES = tests/t008_shutdown.c tests/tcommon.h
+tests_t008_shutdown_LDADD = $(TEST_LDADD)
+tests_t008_shutdown_LDFLAGS = $(TEST_LDFLAGS)
+
+check_PROGRAMS += tests/t009_clear
+tests_t009_clear_SOURCES = tests/t009_clear.c tests/tcommon.h
+tests_t009_clear_LDADD = $(TEST_LDADD)
+tests_t009_clear_LDFLAGS = $(TEST_LDFLAGS)
+
+check_PROGRAMS += tests/t010_fork
+tests_t010_fork_SOURCES = tests/t010_fork.c tests/tcommon.h
+tests_t010_fork_LDADD = $(TEST_LDADD)
+tests_t010_fork_LDFLAGS = $(TEST_LDFLAGS)
+
+check_PROGRAMS += tests/t011_events
+tests_t011_events_SOURCES = tests/t011_events.c tests/tcommon.h
+tests_t011_events_LDADD = $(TEST_LDADD)
+tests_t011_events_LDFLAGS = $(TEST_LDFLAGS)
+
+check_PROGRAMS += tests/t012_truncation
+tests_t012_truncation_SOURCES = tests/t012_truncation.c tests/tcommon.h
+tests_t012_truncation_LDADD = $(TEST_LDADD)
+tests_t012_truncation_LDFLAGS = $(TEST_LDFLAGS)
+
+check_PROGRAMS += tests/t014_filter
+tests_t014_filter_SOURCES = tests/t014_filter.c tests/tcommon.h
+tests_t014_filter_LDADD = $(TEST_LDADD)
+tests_t014_filter_LDFLAGS = $(TEST_LDFLAGS)
+
+check_PROGRAMS += tests/t015_readers
+tests_t015_readers_SOURCES = tests/t015_readers.c tests/tcommon.h
+tests_t015_readers_LDADD = $(TEST_LDADD)
+tests_t015_readers_LDFLAGS = $(TEST_LDFLAGS)
+
+check_PROGRAMS += tests/t016_until_full
+tests_t016_until_full_SOURCES = tests/t016_until_full.c tests/tcommon.h
+tests_t016_until_full_LDADD = $(TEST_LDADD)
+tests_t016_until_full_LDFLAGS = $(TEST_LDFLAGS)
+
+check_PROGRAMS += tests/t017_loop
+tests_t017_loop_SOURCES = tests/t017_loop.c tests/tcommon.h
+tests_t017_loop_LDADD = $(TEST_LDADD)
+tests_t017_loop_LDFLAGS = $(TEST_LDFLAGS)
+
+check_PROGRAMS += tests/t018_sizerule
+tests_t018_sizerule_SOURCES = tests/t018_sizerule.c tests/tcommon.h
+tests_t018_sizerule_LDADD = $(TEST_LDADD)
+tests_t018_sizerule_LDFLAGS = $(TEST_LDFLAGS)
+
+check_PROGRAMS += tests/t019_concurrent
+tests_t019_concurrent_SOURCES = tests/t019_concurrent.c tests/tcommon.h
+tests_t019_concurrent_LDADD = $(TEST_LDADD)
+tests_t019_concurrent_LDFLAGS = $(TEST_LDFLAGS)
+
+check_PROGRAMS += tests/t020_loop_concurrent
+tests_t020_loop_concurrent_SOURCES = tests/t020_loop_concurrent.c tests/tcommon.h
+tests_t020_loop_concurrent_LDADD = $(TEST_LDADD)
+tests_t020_loop_concurrent_LDFLAGS = $(TEST_LDFLAGS)
+
+check_PROGRAMS += tests/t021_signal
+tests_t021_signal_SOURCES = tests/t021_signal.c tests/tcommon.h
+tests_t021_signal_LDADD = $(TEST_LDADD)
+tests_t021_signal_LDFLAGS = $(TEST_LDFLAGS)
+
+check_PROGRAMS += tests/t022_timestamps
+tests_t022_timestamps_SOURCES = tests/t022_timestamps.c tests/tcommon.h
+tests_t022_timestamps_LDADD = $(TEST_LDADD)
+tests_t022_timestamps_LDFLAGS = $(TEST_LDFLAGS)
+
+EXTRA_DIST += \
+	tests/README.md \
+	tests/tcommon.h \
+	tests/conftest.py \
+	tests/test_attr.py \
+	tests/test_concurrency.py \
+	tests/test_events.py \
+	tests/test_eventset.py \
+	tests/test_filter.py \
+	tests/test_full_policies.py \
+	tests/test_lifecycle.py \
+	tests/test_names.py \
+	tests/test_readers.py \
+	tests/test_timestamps.py
