@@ -168,6 +168,13 @@ void pt_handle_wait_last(struct pt_handle *h);
 void pt_handle_destroy(struct pt_handle *h);      /* after shutdown logic */
 int  pt_handle_count(void);
 
+/* ---- chain.c: following a writer slot's chain (reader and flusher) ---- */
+void pt_chain_error(struct pt_handle *h, uint32_t err);
+void pt_chain_follow(struct pt_rslot *r, uint64_t rh);
+bool pt_chain_resync(struct pt_handle *h, uint32_t i, uint64_t rh);
+void pt_chain_reclaim_orphan(struct pt_handle *h, uint32_t i);
+bool pt_chain_rec_sane(struct pt_shm *s, uint32_t commit, const struct pt_rec *rec, uint32_t off);
+
 /* ---- reader.c ---- */
 int  pt_read_next(struct pt_handle *h, struct posix_trace_event_info *ev, void *data,
                   size_t num, size_t *len, int *unavailable, int mode,

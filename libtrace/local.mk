@@ -12,10 +12,11 @@ libtrace_libposixtrace_la_SOURCES = \
 	libtrace/names.c \
 	libtrace/process.c \
 	libtrace/record.c \
+	libtrace/chain.c \
 	libtrace/reader.c \
 	libtrace/handle.c \
 	libtrace/stream.c
 libtrace_libposixtrace_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libtrace
 libtrace_libposixtrace_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 libtrace_libposixtrace_la_LDFLAGS = -version-info 0:0:0 -no-undefined
-libtrace_libposixtrace_la_LIBADD = -lpthread
+libtrace_libposixtrace_la_LIBADD = $(XXHASH_LIBS) -lpthread

@@ -85,97 +85,15 @@ static void push_synth(struct pt_handle *h, trace_event_id_t id, int64_t ns, con
         memcpy(e->data, d, len);
 }
 
-static void report_error(struct pt_handle *h, uint32_t err)
-{
-    uint32_t zero = 0;
-    atomic_compare_exchange_strong(&h->shm->error_pending, &zero, err);
-}
 
-/* Start following the chain at rh (after a steal, a reclaim or a new writer). */
-static void follow(struct pt_rslot *r, uint64_t rh)
-{
-    r->rhead = rh;
-    r->chunk = (uint32_t)rh;
-    r->off = 0;
-    r->delivered = 0;
-    r->has_anchor = 0;
-}
 
-/*
- * rhead moved under us: a writer gave the slot its first chunk, or LOOP
- * stealers took chunks. Count the events of stolen chunks we had not reported.
- * Returns false while a stealer has not finished its bookkeeping yet.
- */
-static bool resync(struct pt_handle *h, uint32_t i, uint64_t rh)
-{
-    struct pt_slot *sl = &pt_slots(h->shm)[i];
-    struct pt_rslot *r = &h->rs[i];
-    uint64_t steals = (rh >> 32) - (r->rhead >> 32);
-    if ((uint32_t)r->rhead == PT_NONE && steals > 0)
-        steals--; /* the writer's own first-chunk publication */
-    uint64_t st = atomic_load_explicit(&sl->stolen, memory_order_acquire);
-    uint64_t done = PT_STEAL_COUNT(st) - PT_STEAL_COUNT(r->stolen_seen);
-    if (done < steals)
-        return false;
-    if (done > steals) /* a newer steal completed: look again */
-        return false;
-    if (steals > 0) {
-        uint64_t recs = PT_STEAL_RECS(st) - PT_STEAL_RECS(r->stolen_seen);
-        uint64_t lost = recs > r->delivered ? recs - r->delivered : 0;
-        if (lost)
-            atomic_fetch_add_explicit(&h->shm->lost, lost, memory_order_relaxed);
-    }
-    r->stolen_seen = st;
-    follow(r, rh);
-    return true;
-}
 
-/* An orphan slot (its thread exited) read to the end gives its chunk back. */
-static void reclaim_orphan(struct pt_handle *h, uint32_t i)
-{
-    struct pt_shm *s = h->shm;
-    struct pt_slot *sl = &pt_slots(s)[i];
-    struct pt_rslot *r = &h->rs[i];
-    uint32_t st = PT_SLOT_ORPHAN;
-    if (!atomic_compare_exchange_strong(&sl->state, &st, PT_SLOT_RECLAIM))
-        return;
-    if (r->chunk != PT_NONE) {
-        struct pt_chunk *ch = pt_chunk(s, r->chunk);
-        if (atomic_load_explicit(&pt_rec_at(ch, r->off)->commit, memory_order_acquire) != 0 ||
-            atomic_load_explicit(&ch->next, memory_order_acquire) != PT_NONE) {
-            atomic_store(&sl->state, PT_SLOT_ORPHAN); /* not drained after all */
-            return;
-        }
-        pt_pool_push(s, r->chunk);
-    }
-    uint64_t nrh = (((r->rhead >> 32) + 1) << 32) | PT_NONE;
-    atomic_store_explicit(&sl->rhead, nrh, memory_order_release);
-    follow(r, nrh);
-    atomic_store_explicit(&sl->state, PT_SLOT_FREE, memory_order_release);
-}
 
-static bool rec_sane(struct pt_shm *s, uint32_t commit, const struct pt_rec *rec, uint32_t off)
-{
-    uint32_t type = PT_COMMIT_TYPE(commit), size = PT_COMMIT_SIZE(commit);
-    if (size % 8 != 0 || off + size > pt_chunk_room(s) + PT_END_BYTES)
-        return false;
-    switch (type) {
-    case PT_REC_END:
-        return size == PT_END_BYTES;
-    case PT_REC_ANCHOR:
-        return size == PT_REC_HDR;
-    case PT_REC_EVENT:
-        return rec->id <= PT_ID_MAX && rec->len <= pt_max_record(s) - PT_REC_HDR &&
-               size == PT_REC_HDR + pt_round8(rec->len);
-    default:
-        return false;
-    }
-}
 
 /* Drop the rest of a corrupt chunk: wait for its successor, if any. */
 static void skip_chunk(struct pt_handle *h, uint32_t i)
 {
-    report_error(h, EBADMSG);
+    pt_chain_error(h, EBADMSG);
     h->rs[i].off = pt_chunk_room(h->shm); /* reads as "no more" until a next appears */
 }
 
@@ -193,17 +111,17 @@ static int peek(struct pt_handle *h, uint32_t i, struct pt_peek *p)
     struct pt_rslot *r = &h->rs[i];
     for (int guard = 0; guard < 1 << 20; guard++) {
         uint64_t rh = atomic_load_explicit(&sl->rhead, memory_order_acquire);
-        if (rh != r->rhead && !resync(h, i, rh)) {
+        if (rh != r->rhead && !pt_chain_resync(h, i, rh)) {
             p->rec.ts = 0;
             return PEEK_PENDING; /* a stealer is finishing its bookkeeping */
         }
         if (r->chunk == PT_NONE) {
             if (atomic_load_explicit(&sl->state, memory_order_acquire) == PT_SLOT_ORPHAN)
-                reclaim_orphan(h, i);
+                pt_chain_reclaim_orphan(h, i);
             return 0;
         }
         if (r->chunk >= s->nchunks) {
-            report_error(h, EBADMSG);
+            pt_chain_error(h, EBADMSG);
             return 0;
         }
         struct pt_chunk *ch = pt_chunk(s, r->chunk);
@@ -225,13 +143,13 @@ static int peek(struct pt_handle *h, uint32_t i, struct pt_peek *p)
                 commit = PT_COMMIT(PT_REC_END, PT_END_BYTES); /* past a corrupt tail */
             else {
                 if (atomic_load_explicit(&sl->state, memory_order_acquire) == PT_SLOT_ORPHAN)
-                    reclaim_orphan(h, i);
+                    pt_chain_reclaim_orphan(h, i);
                 return 0;
             }
         }
         if (PT_COMMIT_TYPE(commit) == PT_REC_PENDING)
             return PEEK_PENDING; /* p->rec.ts was copied after the acquire load */
-        if (!rec_sane(s, commit, &p->rec, r->off) && PT_COMMIT_TYPE(commit) != PT_REC_END) {
+        if (!pt_chain_rec_sane(s, commit, &p->rec, r->off) && PT_COMMIT_TYPE(commit) != PT_REC_END) {
             skip_chunk(h, i);
             continue;
         }
@@ -248,7 +166,7 @@ static int peek(struct pt_handle *h, uint32_t i, struct pt_peek *p)
                 return PEEK_PENDING; /* its writer is linking the next chunk */
             }
             if (next >= s->nchunks) {
-                report_error(h, EBADMSG);
+                pt_chain_error(h, EBADMSG);
                 return 0;
             }
             uint64_t nrh = (((r->rhead >> 32) + 1) << 32) | next;
@@ -256,7 +174,7 @@ static int peek(struct pt_handle *h, uint32_t i, struct pt_peek *p)
             if (atomic_compare_exchange_strong(&sl->rhead, &expect, nrh)) {
                 pt_pool_push(s, r->chunk);
                 uint64_t stolen = r->stolen_seen;
-                follow(r, nrh);
+                pt_chain_follow(r, nrh);
                 r->stolen_seen = stolen;
             }
             continue;

@@ -1,0 +1,96 @@
+/*
+ * Following one writer slot's chain of chunks from the consumer side, shared
+ * by the reader (reader.c) and the log flusher (flusher.c): the consumer's
+ * position, what happens when rhead moves under it (a first chunk, or LOOP
+ * steals, counted exactly), reclaiming an orphan slot, and checking a record
+ * read from untrusted shared memory.
+ */
+#include "internal.h"
+#include <string.h>
+
+void pt_chain_error(struct pt_handle *h, uint32_t err)
+{
+    uint32_t zero = 0;
+    atomic_compare_exchange_strong(&h->shm->error_pending, &zero, err);
+}
+
+/* Start following the chain at rh (after a steal, a reclaim or a new writer). */
+void pt_chain_follow(struct pt_rslot *r, uint64_t rh)
+{
+    r->rhead = rh;
+    r->chunk = (uint32_t)rh;
+    r->off = 0;
+    r->delivered = 0;
+    r->has_anchor = 0;
+}
+
+/*
+ * rhead moved under us: a writer gave the slot its first chunk, or LOOP
+ * stealers took chunks. Count the events of stolen chunks we had not reported.
+ * Returns false while a stealer has not finished its bookkeeping yet.
+ */
+bool pt_chain_resync(struct pt_handle *h, uint32_t i, uint64_t rh)
+{
+    struct pt_slot *sl = &pt_slots(h->shm)[i];
+    struct pt_rslot *r = &h->rs[i];
+    uint64_t steals = (rh >> 32) - (r->rhead >> 32);
+    if ((uint32_t)r->rhead == PT_NONE && steals > 0)
+        steals--; /* the writer's own first-chunk publication */
+    uint64_t st = atomic_load_explicit(&sl->stolen, memory_order_acquire);
+    uint64_t done = PT_STEAL_COUNT(st) - PT_STEAL_COUNT(r->stolen_seen);
+    if (done < steals)
+        return false;
+    if (done > steals) /* a newer steal completed: look again */
+        return false;
+    if (steals > 0) {
+        uint64_t recs = PT_STEAL_RECS(st) - PT_STEAL_RECS(r->stolen_seen);
+        uint64_t lost = recs > r->delivered ? recs - r->delivered : 0;
+        if (lost)
+            atomic_fetch_add_explicit(&h->shm->lost, lost, memory_order_relaxed);
+    }
+    r->stolen_seen = st;
+    pt_chain_follow(r, rh);
+    return true;
+}
+
+/* An orphan slot (its thread exited) read to the end gives its chunk back. */
+void pt_chain_reclaim_orphan(struct pt_handle *h, uint32_t i)
+{
+    struct pt_shm *s = h->shm;
+    struct pt_slot *sl = &pt_slots(s)[i];
+    struct pt_rslot *r = &h->rs[i];
+    uint32_t st = PT_SLOT_ORPHAN;
+    if (!atomic_compare_exchange_strong(&sl->state, &st, PT_SLOT_RECLAIM))
+        return;
+    if (r->chunk != PT_NONE) {
+        struct pt_chunk *ch = pt_chunk(s, r->chunk);
+        if (atomic_load_explicit(&pt_rec_at(ch, r->off)->commit, memory_order_acquire) != 0 ||
+            atomic_load_explicit(&ch->next, memory_order_acquire) != PT_NONE) {
+            atomic_store(&sl->state, PT_SLOT_ORPHAN); /* not drained after all */
+            return;
+        }
+        pt_pool_push(s, r->chunk);
+    }
+    uint64_t nrh = (((r->rhead >> 32) + 1) << 32) | PT_NONE;
+    atomic_store_explicit(&sl->rhead, nrh, memory_order_release);
+    pt_chain_follow(r, nrh);
+    atomic_store_explicit(&sl->state, PT_SLOT_FREE, memory_order_release);
+}
+
+bool pt_chain_rec_sane(struct pt_shm *s, uint32_t commit, const struct pt_rec *rec, uint32_t off)
+{
+    uint32_t type = PT_COMMIT_TYPE(commit), size = PT_COMMIT_SIZE(commit);
+    if (size % 8 != 0 || off + size > pt_chunk_room(s) + PT_END_BYTES)
+        return false;
+    switch (type) {
+    case PT_REC_END:
+        return size == PT_END_BYTES;
+    case PT_REC_ANCHOR:
+        return size == PT_REC_HDR;
+    case PT_REC_EVENT:
+        return rec->id <= PT_ID_MAX && rec->len <= pt_max_record(s) - PT_REC_HDR &&
+               size == PT_REC_HDR + pt_round8(rec->len);
+    default:
+        return false;
+    }
+}
