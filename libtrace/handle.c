@@ -26,7 +26,7 @@ void pt_handles_atfork_child(void)
         if (h->fd >= 0)
             close(h->fd);
         int kept = h->att >= 0 && atomic_load(&pt_att[h->att].shm) == h->shm;
-        if (!kept)
+        if (!kept && h->shm != NULL)
             pt_shm_unmap(h->shm, h->map_size);
         h->used = 0;
         h->refs = 0;
@@ -56,6 +56,18 @@ int pt_get(trace_id_t trid, struct pt_handle **out)
     return 0;
 }
 
+/* pt_get for operations on an active stream only (EINVAL for a pre-recorded
+ * one, as the pages require). */
+int pt_get_active(trace_id_t trid, struct pt_handle **out)
+{
+    int rc = pt_get(trid, out);
+    if (rc == 0 && (*out)->kind != PT_H_ACTIVE) {
+        pt_put(*out);
+        return EINVAL;
+    }
+    return rc;
+}
+
 void pt_put(struct pt_handle *h)
 {
     pthread_mutex_lock(&hlock);
@@ -65,7 +77,8 @@ void pt_put(struct pt_handle *h)
     pthread_mutex_unlock(&hlock);
 }
 
-int pt_handle_new(struct pt_shm *s, size_t size, int fd, int att, trace_id_t *trid)
+int pt_handle_new(struct pt_shm *s, size_t size, int fd, int att, trace_id_t *trid,
+                  struct pt_handle **out)
 {
     pthread_mutex_lock(&hlock);
     for (int i = 0; i < TRACE_SYS_MAX; i++) {
@@ -84,8 +97,11 @@ int pt_handle_new(struct pt_shm *s, size_t size, int fd, int att, trace_id_t *tr
         pthread_cond_init(&h->cv, NULL);
         pthread_mutex_init(&h->rlock, NULL);
         pthread_mutex_init(&h->mlock, NULL);
-        pt_reader_init(h);
+        if (s != NULL)
+            pt_reader_init(h);
         *trid = make_trid(i, h->gen);
+        if (out != NULL)
+            *out = h;
         pthread_mutex_unlock(&hlock);
         return 0;
     }
@@ -148,4 +164,20 @@ int pt_futex_wake(_Atomic uint32_t *addr, int n)
 {
     long rc = syscall(SYS_futex, (uint32_t *)addr, FUTEX_WAKE, n, NULL, NULL, 0);
     return rc < 0 ? errno : 0;
+}
+
+/* "If the process exits ... the trace streams that the process had created
+ * and that have not yet been shut down, shall be automatically shut down":
+ * at exit (and when the library is unloaded), logs get their last flush. */
+__attribute__((destructor)) static void shutdown_all(void)
+{
+    for (int i = 0; i < TRACE_SYS_MAX; i++) {
+        pthread_mutex_lock(&hlock);
+        struct pt_handle *h = &handles[i];
+        int live = h->used && !h->dying && h->owner_pid == pt_pid && h->kind == PT_H_ACTIVE;
+        trace_id_t trid = make_trid(i, h->gen);
+        pthread_mutex_unlock(&hlock);
+        if (live)
+            posix_trace_shutdown(trid);
+    }
 }

@@ -134,8 +134,14 @@ struct pt_rslot {             /* the reader's view of one writer slot */
     int64_t anchor_ns;
     int has_anchor;
 };
+struct pt_flush;   /* flusher.c */
+struct pt_logr;    /* logread.c */
+enum { PT_H_ACTIVE = 0, PT_H_PRERECORDED = 1 };
 struct pt_handle {
     int used;
+    int kind;                 /* PT_H_ACTIVE or PT_H_PRERECORDED */
+    struct pt_flush *log;     /* an active stream's log, or NULL */
+    struct pt_logr *logr;     /* a pre-recorded stream */
     uint32_t gen;
     uint32_t owner_pid;
     int att;                  /* attachment index when tracing itself, else -1 */
@@ -162,7 +168,9 @@ struct pt_handle {
 /* Look up trid; on success the handle is referenced: release with pt_put. */
 int  pt_get(trace_id_t trid, struct pt_handle **h);
 void pt_put(struct pt_handle *h);
-int  pt_handle_new(struct pt_shm *s, size_t size, int fd, int att, trace_id_t *trid);
+int  pt_handle_new(struct pt_shm *s, size_t size, int fd, int att, trace_id_t *trid,
+                   struct pt_handle **out);
+int  pt_get_active(trace_id_t trid, struct pt_handle **h);
 int  pt_handle_begin_destroy(struct pt_handle *h);
 void pt_handle_wait_last(struct pt_handle *h);
 void pt_handle_destroy(struct pt_handle *h);      /* after shutdown logic */
@@ -182,6 +190,18 @@ int  pt_read_next(struct pt_handle *h, struct posix_trace_event_info *ev, void *
 enum { PT_READ_TRY = 0, PT_READ_BLOCK = 1, PT_READ_TIMED = 2 };
 void pt_reader_drain(struct pt_handle *h);        /* posix_trace_clear */
 void pt_reader_init(struct pt_handle *h);
+
+/* ---- flusher.c: an active stream's log ---- */
+int  pt_flush_open(struct pt_handle *h, int fd);
+int  pt_flush_start_thread(struct pt_handle *h);
+int  pt_flush_run(struct pt_handle *h, bool partial, bool marked);
+int  pt_flush_now(struct pt_handle *h);
+int  pt_flush_close(struct pt_handle *h);
+int  pt_flush_clear(struct pt_handle *h);
+void pt_flush_status(struct pt_handle *h, struct posix_trace_status_info *st, bool reset);
+
+/* ---- stream.c ---- */
+void pt_stream_status(struct pt_handle *h, struct posix_trace_status_info *st, bool reset);
 
 /* ---- futex ---- */
 int pt_futex_wait(_Atomic uint32_t *addr, uint32_t val, const struct timespec *abs_realtime);

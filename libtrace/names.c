@@ -9,6 +9,7 @@
  * Stream tables live in shared memory, guarded by a robust process-shared mutex.
  */
 #include "internal.h"
+#include "logread.h"
 #include <string.h>
 
 static const char *const sys_names[] = {
@@ -159,7 +160,7 @@ PT_API int posix_trace_trid_eventid_open(trace_id_t trid, const char *restrict n
                                          trace_event_id_t *restrict id)
 {
     struct pt_handle *h;
-    int rc = pt_get(trid, &h);
+    int rc = pt_get_active(trid, &h); /* "it shall be an active trace stream" */
     if (rc != 0)
         return rc;
     rc = h->att >= 0 ? pt_local_eventid_open(name, id) : pt_stream_eventid_open(h->shm, name, id);
@@ -173,7 +174,8 @@ PT_API int posix_trace_eventid_get_name(trace_id_t trid, trace_event_id_t id, ch
     int rc = pt_get(trid, &h);
     if (rc != 0)
         return rc;
-    rc = pt_name_get(h->shm, id, name);
+    rc = h->kind == PT_H_PRERECORDED ? pt_logr_name(h->logr, id, name)
+                                     : pt_name_get(h->shm, id, name);
     pt_put(h);
     return rc;
 }
@@ -195,18 +197,22 @@ PT_API int posix_trace_eventtypelist_getnext_id(trace_id_t trid, trace_event_id_
         pt_put(h);
         return EINVAL;
     }
-    struct pt_name *t = pt_names(h->shm);
-    pthread_mutex_lock(&h->rlock);
+    pthread_mutex_lock(&h->mlock);
     *unavailable = 1;
     while (h->typelist_pos <= PT_ID_MAX) {
         uint32_t i = h->typelist_pos++;
-        if (atomic_load_explicit(&t[i].valid, memory_order_acquire)) {
+        char buf[TRACE_EVENT_NAME_MAX + 1];
+        bool named = h->kind == PT_H_PRERECORDED
+                         ? pt_logr_name(h->logr, i, buf) == 0
+                         : atomic_load_explicit(&pt_names(h->shm)[i].valid,
+                                                memory_order_acquire) != 0;
+        if (named) {
             *id = i;
             *unavailable = 0;
             break;
         }
     }
-    pthread_mutex_unlock(&h->rlock);
+    pthread_mutex_unlock(&h->mlock);
     pt_put(h);
     return 0;
 }
@@ -217,9 +223,9 @@ PT_API int posix_trace_eventtypelist_rewind(trace_id_t trid)
     int rc = pt_get(trid, &h);
     if (rc != 0)
         return rc;
-    pthread_mutex_lock(&h->rlock);
+    pthread_mutex_lock(&h->mlock);
     h->typelist_pos = 0;
-    pthread_mutex_unlock(&h->rlock);
+    pthread_mutex_unlock(&h->mlock);
     pt_put(h);
     return 0;
 }

@@ -17,6 +17,7 @@
  * stolen chunk's events not yet reported are counted lost exactly.
  */
 #include "internal.h"
+#include "logread.h"
 #include <string.h>
 
 #define PT_READER_NAP_NS (1000 * 1000) /* 1 ms */
@@ -440,17 +441,41 @@ void pt_reader_drain(struct pt_handle *h)
     atomic_compare_exchange_strong(&s->state, &full, PT_ST_RUNNING);
 }
 
-PT_API int posix_trace_getnext_event(trace_id_t trid, struct posix_trace_event_info *restrict ev,
-                                     void *restrict data, size_t num, size_t *restrict len,
-                                     int *restrict unavailable)
+/*
+ * getnext and timedgetnext read an active stream without log, or a
+ * pre-recorded one (never blocking: its end is the end of the log);
+ * trygetnext only an active stream without log.
+ */
+static int read_any(trace_id_t trid, struct posix_trace_event_info *ev, void *data, size_t num,
+                    size_t *len, int *unavailable, int mode, const struct timespec *abstime)
 {
     struct pt_handle *h;
     int rc = pt_get(trid, &h);
     if (rc != 0)
         return rc;
-    rc = pt_read_next(h, ev, data, num, len, unavailable, PT_READ_BLOCK, NULL);
+    if (h->kind == PT_H_PRERECORDED) {
+        if (mode == PT_READ_TRY || ev == NULL || len == NULL || unavailable == NULL ||
+            (data == NULL && num != 0)) {
+            rc = EINVAL;
+        } else {
+            pthread_mutex_lock(&h->rlock);
+            rc = pt_logr_next(h->logr, ev, data, num, len, unavailable);
+            pthread_mutex_unlock(&h->rlock);
+        }
+    } else if (h->log != NULL) {
+        rc = EINVAL; /* its events go to the log; read them there */
+    } else {
+        rc = pt_read_next(h, ev, data, num, len, unavailable, mode, abstime);
+    }
     pt_put(h);
     return rc;
+}
+
+PT_API int posix_trace_getnext_event(trace_id_t trid, struct posix_trace_event_info *restrict ev,
+                                     void *restrict data, size_t num, size_t *restrict len,
+                                     int *restrict unavailable)
+{
+    return read_any(trid, ev, data, num, len, unavailable, PT_READ_BLOCK, NULL);
 }
 
 PT_API int posix_trace_timedgetnext_event(trace_id_t trid,
@@ -459,13 +484,7 @@ PT_API int posix_trace_timedgetnext_event(trace_id_t trid,
                                           size_t *restrict len, int *restrict unavailable,
                                           const struct timespec *restrict abstime)
 {
-    struct pt_handle *h;
-    int rc = pt_get(trid, &h);
-    if (rc != 0)
-        return rc;
-    rc = pt_read_next(h, ev, data, num, len, unavailable, PT_READ_TIMED, abstime);
-    pt_put(h);
-    return rc;
+    return read_any(trid, ev, data, num, len, unavailable, PT_READ_TIMED, abstime);
 }
 
 PT_API int posix_trace_trygetnext_event(trace_id_t trid,
@@ -473,11 +492,5 @@ PT_API int posix_trace_trygetnext_event(trace_id_t trid,
                                         void *restrict data, size_t num, size_t *restrict len,
                                         int *restrict unavailable)
 {
-    struct pt_handle *h;
-    int rc = pt_get(trid, &h);
-    if (rc != 0)
-        return rc;
-    rc = pt_read_next(h, ev, data, num, len, unavailable, PT_READ_TRY, NULL);
-    pt_put(h);
-    return rc;
+    return read_any(trid, ev, data, num, len, unavailable, PT_READ_TRY, NULL);
 }

@@ -41,6 +41,10 @@ static void mark_full(struct pt_shm *s, uint64_t ts)
         atomic_store(&s->full_ts, ts);
         atomic_fetch_add_explicit(&s->wake_seq, 1, memory_order_release);
         pt_futex_wake(&s->wake_seq, 1 << 30);
+        if (s->has_log) {
+            atomic_store(&s->flush_req, 1);
+            pt_futex_wake(&s->flush_req, 1);
+        }
     }
 }
 
@@ -122,12 +126,19 @@ static bool switch_chunk(struct pt_shm *s, struct pt_slot *sl, uint64_t ts)
             mark_full(s, ts);
         return false;
     }
+    if (s->stream_policy == POSIX_TRACE_FLUSH &&
+        atomic_load_explicit(&s->free_count, memory_order_relaxed) < s->nchunks / 2 &&
+        atomic_load_explicit(&s->flush_req, memory_order_relaxed) == 0 &&
+        atomic_exchange(&s->flush_req, 1) == 0)
+        pt_futex_wake(&s->flush_req, 1); /* half full: the flusher drains it */
     uint32_t idx = (uint32_t)(sl - pt_slots(s));
     init_chunk(s, sl, idx, c, ts);
     uint32_t old = sl->wchunk;
     if (old != PT_NONE) {
         struct pt_chunk *och = pt_chunk(s, old);
         atomic_store_explicit(&och->nrec, sl->nrec, memory_order_relaxed);
+        atomic_store_explicit(&och->end, (uint32_t)(sl->wpos - pt_chunk_data_off(s, old)),
+                              memory_order_relaxed);
         /* END before next: a chunk with a next is finished for good. */
         atomic_store_explicit(&rec_at_pos(s, sl->wpos)->commit,
                               PT_COMMIT(PT_REC_END, PT_END_BYTES), memory_order_release);

@@ -64,7 +64,8 @@ struct pt_chunk {
     _Atomic uint32_t nrec;      /* event records written */
     uint32_t pid;
     uint64_t thread;            /* pthread_t of the writer */
-    uint8_t pad_[24];
+    _Atomic uint32_t end;       /* closed: offset of its END record */
+    uint8_t pad_[20];
 };
 #define PT_CHUNK_HDR ((uint32_t)sizeof(struct pt_chunk)) /* 64 */
 
@@ -136,6 +137,7 @@ struct pt_shm {
     _Atomic uint64_t chunk_seq;
     alignas(PT_CACHELINE) _Atomic uint32_t wake_seq;
     _Atomic uint32_t waiters;
+    _Atomic uint32_t flush_req;  /* FLUSH policy: writers ask the flusher to run */
     alignas(PT_CACHELINE) _Atomic uint64_t filter[PT_ID_SPACE / 64];
 };
 

@@ -3,6 +3,8 @@
  * shutdown, clear, filter, attributes and status.
  */
 #include "internal.h"
+#include "logread.h"
+#include "logwrite.h"
 #include <signal.h>
 #include <string.h>
 #include <unistd.h>
@@ -26,6 +28,43 @@ static int check_target(pid_t pid)
     return EPERM;
 }
 
+/* Create a stream traced by this process; with a log when fd >= 0. */
+static int create_stream(const trace_attr_t *attr, int fd, trace_id_t *trid)
+{
+    if (pt_handle_count() >= TRACE_SYS_MAX)
+        return EAGAIN;
+    struct pt_shm *s;
+    size_t size;
+    int mfd, rc = pt_shm_create(attr, fd >= 0, &s, &size, &mfd);
+    if (rc != 0)
+        return rc;
+    pt_names_lock_local();
+    pt_names_init_stream(s);
+    int att = pt_attach_add(s, size);
+    pt_names_unlock_local();
+    struct pt_handle *h = NULL;
+    if (att < 0)
+        rc = EAGAIN;
+    else if ((rc = pt_handle_new(s, size, mfd, att, trid, &h)) != 0)
+        pt_attach_remove(att);
+    if (rc == 0 && fd >= 0) {
+        rc = pt_flush_open(h, fd);
+        if (rc == 0 && s->stream_policy == POSIX_TRACE_FLUSH)
+            rc = pt_flush_start_thread(h);
+        if (rc != 0) {
+            if (h->log != NULL)
+                pt_flush_close(h);
+            pt_attach_remove(att);
+            pt_handle_destroy(h);
+        }
+    }
+    if (rc != 0) {
+        pt_shm_unmap(s, size);
+        close(mfd);
+    }
+    return rc;
+}
+
 PT_API int posix_trace_create(pid_t pid, const trace_attr_t *restrict attr,
                               trace_id_t *restrict trid)
 {
@@ -39,28 +78,37 @@ PT_API int posix_trace_create(pid_t pid, const trace_attr_t *restrict attr,
     if (!attr_ok(attr) || attr->__stream_policy == POSIX_TRACE_FLUSH)
         return EINVAL;
     int rc = check_target(pid);
+    return rc != 0 ? rc : create_stream(attr, -1, trid);
+}
+
+PT_API int posix_trace_create_withlog(pid_t pid, const trace_attr_t *restrict attr, int fd,
+                                      trace_id_t *restrict trid)
+{
+    trace_attr_t a;
+    if (trid == NULL)
+        return EINVAL;
+    if (attr == NULL)
+        posix_trace_attr_init(&a);
+    else
+        a = *attr;
+    if (!attr_ok(&a))
+        return EINVAL;
+    if (!(a.__flags & PT_ATTR_POLICY_SET))
+        a.__stream_policy = POSIX_TRACE_FLUSH; /* the default with a log */
+    int rc = pt_logw_check_fd(fd, a.__log_policy);
+    if (rc == 0)
+        rc = check_target(pid);
+    return rc != 0 ? rc : create_stream(&a, fd, trid);
+}
+
+PT_API int posix_trace_flush(trace_id_t trid)
+{
+    struct pt_handle *h;
+    int rc = pt_get_active(trid, &h);
     if (rc != 0)
         return rc;
-    if (pt_handle_count() >= TRACE_SYS_MAX)
-        return EAGAIN;
-    struct pt_shm *s;
-    size_t size;
-    int fd;
-    rc = pt_shm_create(attr, 0, &s, &size, &fd);
-    if (rc != 0)
-        return rc;
-    pt_names_lock_local();
-    pt_names_init_stream(s);
-    int att = pt_attach_add(s, size);
-    pt_names_unlock_local();
-    if (att < 0)
-        rc = EAGAIN;
-    else if ((rc = pt_handle_new(s, size, fd, att, trid)) != 0)
-        pt_attach_remove(att);
-    if (rc != 0) {
-        pt_shm_unmap(s, size);
-        close(fd);
-    }
+    rc = h->log != NULL ? pt_flush_now(h) : EINVAL;
+    pt_put(h);
     return rc;
 }
 
@@ -73,7 +121,7 @@ static void current_filter(struct pt_shm *s, trace_event_set_t *f)
 PT_API int posix_trace_start(trace_id_t trid)
 {
     struct pt_handle *h;
-    int rc = pt_get(trid, &h);
+    int rc = pt_get_active(trid, &h);
     if (rc != 0)
         return rc;
     struct pt_shm *s = h->shm;
@@ -93,12 +141,8 @@ PT_API int posix_trace_start(trace_id_t trid)
     return 0;
 }
 
-PT_API int posix_trace_stop(trace_id_t trid)
+static void stop_stream(struct pt_handle *h, uint64_t addr)
 {
-    struct pt_handle *h;
-    int rc = pt_get(trid, &h);
-    if (rc != 0)
-        return rc;
     struct pt_shm *s = h->shm;
     pthread_mutex_lock(&h->mlock);
     uint32_t run = PT_ST_RUNNING;
@@ -106,18 +150,27 @@ PT_API int posix_trace_stop(trace_id_t trid)
         atomic_store(&pt_att[h->att].running, 0);
         pt_want_update();
         int aut = 0;
-        pt_record(s, h->att, POSIX_TRACE_STOP, &aut, sizeof aut,
-                  (uint64_t)(uintptr_t)__builtin_return_address(0), PT_REC_FORCE);
+        pt_record(s, h->att, POSIX_TRACE_STOP, &aut, sizeof aut, addr, PT_REC_FORCE);
     }
     pthread_mutex_unlock(&h->mlock);
+}
+
+PT_API int posix_trace_stop(trace_id_t trid)
+{
+    struct pt_handle *h;
+    int rc = pt_get_active(trid, &h);
+    if (rc != 0)
+        return rc;
+    stop_stream(h, (uint64_t)(uintptr_t)__builtin_return_address(0));
     pt_put(h);
     return 0;
 }
 
+
 PT_API int posix_trace_shutdown(trace_id_t trid)
 {
     struct pt_handle *h;
-    int rc = pt_get(trid, &h);
+    int rc = pt_get_active(trid, &h);
     if (rc != 0)
         return rc;
     if (pt_handle_begin_destroy(h) != 0) {
@@ -125,6 +178,8 @@ PT_API int posix_trace_shutdown(trace_id_t trid)
         return EINVAL;
     }
     struct pt_shm *s = h->shm;
+    /* "as if posix_trace_stop() had been invoked", then the last flush */
+    stop_stream(h, (uint64_t)(uintptr_t)__builtin_return_address(0));
     if (h->att >= 0) {
         atomic_store(&pt_att[h->att].running, 0);
         pt_want_update();
@@ -133,25 +188,29 @@ PT_API int posix_trace_shutdown(trace_id_t trid)
     atomic_fetch_add(&s->wake_seq, 1);
     pt_futex_wake(&s->wake_seq, 1 << 30);
     pt_handle_wait_last(h);
+    if (h->log != NULL)
+        rc = pt_flush_close(h);
     if (h->att >= 0)
         pt_attach_remove(h->att);
     pt_shm_unmap(s, h->map_size);
     close(h->fd);
     pt_handle_destroy(h);
-    return 0;
+    return rc == ENOSPC || rc == EFBIG ? rc : 0;
 }
 
 PT_API int posix_trace_clear(trace_id_t trid)
 {
     struct pt_handle *h;
-    int rc = pt_get(trid, &h);
+    int rc = pt_get_active(trid, &h);
     if (rc != 0)
         return rc;
     pthread_mutex_lock(&h->rlock);
     pt_reader_drain(h);
     pthread_mutex_unlock(&h->rlock);
+    if (h->log != NULL)
+        rc = pt_flush_clear(h);
     pt_put(h);
-    return 0;
+    return rc == ENOSPC || rc == EFBIG ? rc : 0;
 }
 
 PT_API int posix_trace_get_attr(trace_id_t trid, trace_attr_t *a)
@@ -164,8 +223,14 @@ PT_API int posix_trace_get_attr(trace_id_t trid, trace_attr_t *a)
         pt_put(h);
         return EINVAL;
     }
+    if (h->kind == PT_H_PRERECORDED) {
+        pt_logr_attr(h->logr, a);
+        pt_put(h);
+        return 0;
+    }
     struct pt_shm *s = h->shm;
     posix_trace_attr_init(a);
+    a->__flags |= PT_ATTR_POLICY_SET;
     memcpy(a->__name, s->name, sizeof a->__name);
     a->__name[TRACE_NAME_MAX - 1] = '\0';
     a->__create_time.tv_sec = (time_t)s->create_sec;
@@ -180,16 +245,8 @@ PT_API int posix_trace_get_attr(trace_id_t trid, trace_attr_t *a)
     return 0;
 }
 
-PT_API int posix_trace_get_status(trace_id_t trid, struct posix_trace_status_info *st)
+void pt_stream_status(struct pt_handle *h, struct posix_trace_status_info *st, bool reset)
 {
-    struct pt_handle *h;
-    int rc = pt_get(trid, &h);
-    if (rc != 0)
-        return rc;
-    if (st == NULL) {
-        pt_put(h);
-        return EINVAL;
-    }
     struct pt_shm *s = h->shm;
     uint32_t state = atomic_load(&s->state);
     st->posix_stream_status = state == PT_ST_RUNNING ? POSIX_TRACE_RUNNING
@@ -198,20 +255,96 @@ PT_API int posix_trace_get_status(trace_id_t trid, struct posix_trace_status_inf
      * no chunk is free (a LOOP stream overwrites) */
     bool full = state == PT_ST_FULL || atomic_load(&s->free_count) == 0;
     st->posix_stream_full_status = full ? POSIX_TRACE_FULL : POSIX_TRACE_NOT_FULL;
-    st->posix_stream_overrun_status = atomic_exchange(&s->overrun, 0) ? POSIX_TRACE_OVERRUN
-                                                                      : POSIX_TRACE_NO_OVERRUN;
+    uint32_t ovr = reset ? atomic_exchange(&s->overrun, 0) : atomic_load(&s->overrun);
+    st->posix_stream_overrun_status = ovr ? POSIX_TRACE_OVERRUN : POSIX_TRACE_NO_OVERRUN;
     st->posix_stream_flush_status = POSIX_TRACE_NOT_FLUSHING;
     st->posix_stream_flush_error = 0;
     st->posix_log_overrun_status = POSIX_TRACE_NO_OVERRUN;
     st->posix_log_full_status = POSIX_TRACE_NOT_FULL;
+    if (h->log != NULL)
+        pt_flush_status(h, st, reset);
+}
+
+PT_API int posix_trace_get_status(trace_id_t trid, struct posix_trace_status_info *st)
+{
+    struct pt_handle *h;
+    int rc = pt_get(trid, &h);
+    if (rc != 0)
+        return rc;
+    if (st == NULL)
+        rc = EINVAL;
+    else if (h->kind == PT_H_PRERECORDED)
+        pt_logr_status(h->logr, st); /* the completed stream's; never reset */
+    else
+        pt_stream_status(h, st, true);
     pt_put(h);
+    return rc;
+}
+
+/* ---- pre-recorded streams (Trace Log option) ---- */
+
+PT_API int posix_trace_open(int fd, trace_id_t *trid)
+{
+    if (trid == NULL)
+        return EINVAL;
+    struct pt_logr *l;
+    int rc = pt_logr_open(fd, &l);
+    if (rc != 0)
+        return rc;
+    struct pt_handle *h;
+    rc = pt_handle_new(NULL, 0, -1, -1, trid, &h);
+    if (rc != 0) {
+        pt_logr_close(l);
+        return rc;
+    }
+    h->kind = PT_H_PRERECORDED;
+    h->logr = l;
+    return 0;
+}
+
+static int get_prerecorded(trace_id_t trid, struct pt_handle **h)
+{
+    int rc = pt_get(trid, h);
+    if (rc == 0 && (*h)->kind != PT_H_PRERECORDED) {
+        pt_put(*h);
+        return EINVAL;
+    }
+    return rc;
+}
+
+PT_API int posix_trace_rewind(trace_id_t trid)
+{
+    struct pt_handle *h;
+    int rc = get_prerecorded(trid, &h);
+    if (rc != 0)
+        return rc;
+    pthread_mutex_lock(&h->rlock);
+    pt_logr_rewind(h->logr);
+    pthread_mutex_unlock(&h->rlock);
+    pt_put(h);
+    return 0;
+}
+
+PT_API int posix_trace_close(trace_id_t trid)
+{
+    struct pt_handle *h;
+    int rc = get_prerecorded(trid, &h);
+    if (rc != 0)
+        return rc;
+    if (pt_handle_begin_destroy(h) != 0) {
+        pt_put(h);
+        return EINVAL;
+    }
+    pt_handle_wait_last(h);
+    pt_logr_close(h->logr);
+    pt_handle_destroy(h);
     return 0;
 }
 
 PT_API int posix_trace_get_filter(trace_id_t trid, trace_event_set_t *set)
 {
     struct pt_handle *h;
-    int rc = pt_get(trid, &h);
+    int rc = pt_get_active(trid, &h);
     if (rc != 0)
         return rc;
     if (set == NULL)
@@ -225,7 +358,7 @@ PT_API int posix_trace_get_filter(trace_id_t trid, trace_event_set_t *set)
 PT_API int posix_trace_set_filter(trace_id_t trid, const trace_event_set_t *set, int how)
 {
     struct pt_handle *h;
-    int rc = pt_get(trid, &h);
+    int rc = pt_get_active(trid, &h);
     if (rc != 0)
         return rc;
     if (set == NULL ||

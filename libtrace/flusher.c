@@ -1,0 +1,470 @@
+/*
+ * Flushing an active stream to its log (Trace Log option).
+ *
+ * A flush drains every writer slot's chain: the committed records since the
+ * last flush are copied, as they are, into EVENTS blocks (one block per chunk
+ * fragment, with the writer's pid, thread and the anchor in effect), consumed
+ * chunks go back to the pool, and the events the trace system reports itself
+ * (FLUSH_START/STOP, OVERFLOW, RESUME, STOP and START of a full stream) go
+ * into a block of their own. Then the names not yet written and the status.
+ * Ordering across slots is the log reader's job: it merges by timestamp.
+ *
+ * posix_trace_flush() and shutdown flush in the calling thread; with the
+ * stream-full policy FLUSH a thread started here flushes whenever writers
+ * report the stream half full (a futex in the stream) and every 100 ms.
+ * Writers never wait for it and never touch the file.
+ */
+#include "internal.h"
+#include "logwrite.h"
+#include <string.h>
+
+#define SYS_MAX 64 /* system events in one flush */
+#define PT_LOGW_BATCH_MAX 256u
+#define PT_FLUSH_PERIOD_NS  (100 * 1000 * 1000)   /* the flusher looks this often */
+#define PT_FLUSH_PARTIAL_NS (1000 * 1000 * 1000)  /* open chunks flushed this often */
+
+struct pt_flush {
+    struct pt_logw *w;
+    pthread_t thread;
+    int started;
+    pthread_mutex_t lock;       /* one flush at a time */
+    _Atomic uint32_t flushing;  /* an explicit flush is under way */
+    _Atomic uint32_t quit;
+    int dropped;                /* events were discarded: the log is full */
+    struct pt_rec sys[SYS_MAX]; /* system events of this flush (32-byte records... */
+    unsigned char sys_data[SYS_MAX][sizeof(trace_event_set_t)]; /* ...and their data) */
+    uint32_t sys_len[SYS_MAX];
+    uint32_t nsys;
+    /* chunks whose records are in the batch, zero-copy: they go back to the
+     * pool once the batch is written */
+    uint32_t deferred[PT_LOGW_BATCH_MAX];
+    uint32_t ndeferred;
+};
+
+/* Write the batch, then give back the chunks it referenced. */
+static int commit(struct pt_handle *h, struct pt_flush *f)
+{
+    int rc = pt_logw_commit(f->w);
+    for (uint32_t i = 0; i < f->ndeferred; i++)
+        pt_pool_push(h->shm, f->deferred[i]);
+    f->ndeferred = 0;
+    return rc;
+}
+
+/* Room for one more block in the batch. */
+static void make_room(struct pt_handle *h, struct pt_flush *f)
+{
+    if (pt_logw_batch_full(f->w) || f->ndeferred == PT_LOGW_BATCH_MAX)
+        commit(h, f);
+}
+
+static uint64_t now_ticks(struct pt_shm *s)
+{
+    return pt_ticks(s->clock_mode);
+}
+
+static void add_sys(struct pt_flush *f, trace_event_id_t id, uint64_t ts, const void *d,
+                    uint32_t len)
+{
+    if (f->nsys == SYS_MAX)
+        return;
+    struct pt_rec *r = &f->sys[f->nsys];
+    memset(r, 0, sizeof *r);
+    r->id = id;
+    r->ts = ts;
+    r->len = len;
+    if (len)
+        memcpy(f->sys_data[f->nsys], d, len);
+    f->sys_len[f->nsys++] = len;
+}
+
+/* Write the system events as one EVENTS block of slot 0xFFFF. */
+static int emit_sys(struct pt_handle *h, struct pt_flush *f)
+{
+    struct pt_shm *s = h->shm;
+    if (f->nsys == 0)
+        return 0;
+    uint64_t t1 = pt_rdtsc();
+    int64_t ns = pt_realtime_ns();
+    uint32_t size = 0;
+    for (uint32_t i = 0; i < f->nsys; i++)
+        size += PT_REC_HDR + pt_round8(f->sys_len[i]);
+    make_room(h, f);
+    struct pt_logw_block b = {
+        .type = PT_LOG_EVENTS, .payload_len = size, .slot = PT_LOG_SYS_SLOT,
+        .pid = s->creator_pid, .anchor_ticks = s->clock_mode == PT_CLOCK_TSC ? t1 : 0,
+        .anchor_ns = s->clock_mode == PT_CLOCK_TSC ? ns : 0,
+    };
+    unsigned char *p = pt_logw_block(f->w, &b);
+    if (p == NULL)
+        return ENOMEM;
+    for (uint32_t i = 0; i < f->nsys; i++) {
+        uint32_t rs = PT_REC_HDR + pt_round8(f->sys_len[i]);
+        struct pt_rec r = f->sys[i];
+        atomic_store_explicit(&r.commit, PT_COMMIT(PT_REC_EVENT, rs), memory_order_relaxed);
+        memcpy(p, &r, PT_REC_HDR);
+        memset(p + PT_REC_HDR, 0, rs - PT_REC_HDR);
+        memcpy(p + PT_REC_HDR, f->sys_data[i], f->sys_len[i]);
+        p += rs;
+    }
+    pt_logw_seal(f->w);
+    f->nsys = 0;
+    return 0;
+}
+
+/* Walk slot i's committed records from the read position. Returns the end
+ * offset; *end: an END record stops it; counts events in *nev and leaves the
+ * last anchor seen in at and an (unchanged if none). */
+static uint32_t walk(struct pt_handle *h, struct pt_chunk *ch, uint32_t off, bool *end,
+                     uint32_t *nev, uint64_t *at, int64_t *an, bool *bad)
+{
+    struct pt_shm *s = h->shm;
+    *end = false;
+    while (off < pt_chunk_room(s) + PT_END_BYTES - 4) {
+        struct pt_rec *r = pt_rec_at(ch, off);
+        uint32_t c = atomic_load_explicit(&r->commit, memory_order_acquire);
+        if (c == 0 || PT_COMMIT_TYPE(c) == PT_REC_PENDING)
+            break;
+        if (PT_COMMIT_TYPE(c) == PT_REC_END) {
+            *end = true;
+            break;
+        }
+        struct pt_rec copy;
+        memcpy(&copy, r, sizeof copy);
+        if (!pt_chain_rec_sane(s, c, &copy, off)) {
+            *bad = true;
+            break;
+        }
+        if (PT_COMMIT_TYPE(c) == PT_REC_ANCHOR) {
+            *at = copy.ts;
+            *an = (int64_t)copy.addr;
+        } else {
+            (*nev)++;
+        }
+        off += PT_COMMIT_SIZE(c);
+    }
+    return off;
+}
+
+/* A closed chunk (its next is set) read from the start: its END offset and
+ * event count are in its header. The records are checked by the log reader. */
+static bool closed_whole(struct pt_shm *s, struct pt_chunk *ch, uint32_t *off, uint32_t *nev)
+{
+    if (atomic_load_explicit(&ch->next, memory_order_acquire) == PT_NONE)
+        return false;
+    uint32_t e = atomic_load_explicit(&ch->end, memory_order_relaxed);
+    struct pt_rec *r = pt_rec_at(ch, e < pt_chunk_room(s) ? e : 0);
+    if (e > pt_chunk_room(s) || e % 8 != 0 ||
+        atomic_load_explicit(&r->commit, memory_order_relaxed) !=
+            PT_COMMIT(PT_REC_END, PT_END_BYTES))
+        return false; /* not as expected: walk it */
+    *off = e;
+    *nev = atomic_load_explicit(&ch->nrec, memory_order_relaxed);
+    return true;
+}
+
+/* Put [r->off, off) of the chunk in an EVENTS block. Streams that never
+ * overwrite (not LOOP) are written from shared memory directly: committed
+ * records do not change and the chunk returns to the pool only after the
+ * write. A LOOP stream's stealers may take the chunk: copy, then check it was
+ * not stolen meanwhile (false: the block is dropped). */
+static bool put_fragment(struct pt_handle *h, struct pt_flush *f, uint32_t i,
+                         struct pt_chunk *ch, uint32_t off)
+{
+    struct pt_rslot *r = &h->rs[i];
+    struct pt_logw_block b = {
+        .type = PT_LOG_EVENTS, .payload_len = off - r->off, .slot = i, .pid = ch->pid,
+        .thread = ch->thread, .anchor_ticks = r->has_anchor ? r->anchor_ts : 0,
+        .anchor_ns = r->has_anchor ? r->anchor_ns : 0,
+    };
+    make_room(h, f);
+    if (h->shm->stream_policy != POSIX_TRACE_LOOP) {
+        pt_logw_block_ext(f->w, &b, pt_rec_at(ch, r->off));
+        return true;
+    }
+    unsigned char *p = pt_logw_block(f->w, &b);
+    memcpy(p, pt_rec_at(ch, r->off), off - r->off);
+    atomic_thread_fence(memory_order_acquire);
+    if (atomic_load_explicit(&pt_slots(h->shm)[i].rhead, memory_order_relaxed) != r->rhead)
+        return false;
+    pt_logw_seal(f->w);
+    return true;
+}
+
+/* UNTIL_FULL log: no room left for events, once the last system events,
+ * names and status are provided for. */
+static bool log_full(struct pt_handle *h, struct pt_flush *f)
+{
+    return pt_logw_status(f->w)->stopped || pt_logw_room(f->w) <= pt_logw_reserve(f->w, h->shm);
+}
+
+/* Flush slot i: closed chunks always, the open chunk's committed part when
+ * `partial`. */
+static void drain_slot(struct pt_handle *h, struct pt_flush *f, uint32_t i, bool partial,
+                       uint64_t *lost_full)
+{
+    struct pt_shm *s = h->shm;
+    struct pt_slot *sl = &pt_slots(s)[i];
+    struct pt_rslot *r = &h->rs[i];
+    for (int guard = 0; guard < 1 << 20; guard++) {
+        uint64_t rh = atomic_load_explicit(&sl->rhead, memory_order_acquire);
+        if (rh != r->rhead && !pt_chain_resync(h, i, rh))
+            return;
+        if (r->chunk == PT_NONE || r->chunk >= s->nchunks) {
+            if (atomic_load_explicit(&sl->state, memory_order_acquire) == PT_SLOT_ORPHAN)
+                pt_chain_reclaim_orphan(h, i);
+            return;
+        }
+        struct pt_chunk *ch = pt_chunk(s, r->chunk);
+        bool end, bad = false;
+        uint32_t nev = 0;
+        uint64_t at = r->anchor_ts;
+        int64_t an = r->anchor_ns;
+        uint32_t off;
+        if (r->off == 0 && closed_whole(s, ch, &off, &nev)) {
+            end = true; /* a whole closed chunk: no need to walk its records */
+            at = 0;
+            an = 0;
+        } else {
+            off = walk(h, ch, r->off, &end, &nev, &at, &an, &bad);
+        }
+        if (off > r->off && (end || partial || bad)) {
+            if (log_full(h, f)) {
+                *lost_full += nev; /* "not yet flushed shall be discarded" */
+                f->dropped = 1;
+            } else if (!put_fragment(h, f, i, ch, off)) {
+                continue; /* stolen: resync */
+            }
+            r->off = off;
+            r->delivered += nev;
+            if (at != r->anchor_ts || an != r->anchor_ns || !r->has_anchor) {
+                r->has_anchor = at != 0 || r->has_anchor;
+                r->anchor_ts = at;
+                r->anchor_ns = an;
+            }
+        }
+        if (bad) {
+            pt_chain_error(h, EBADMSG);
+            r->off = pt_chunk_room(s); /* skip the rest of this chunk */
+            end = atomic_load_explicit(&ch->next, memory_order_acquire) != PT_NONE;
+        }
+        if (!end)
+            return;
+        uint32_t next = atomic_load_explicit(&ch->next, memory_order_acquire);
+        if (next == PT_NONE || next >= s->nchunks)
+            return;
+        uint64_t nrh = (((r->rhead >> 32) + 1) << 32) | next;
+        uint64_t expect = r->rhead;
+        if (atomic_compare_exchange_strong(&sl->rhead, &expect, nrh)) {
+            if (s->stream_policy == POSIX_TRACE_LOOP) {
+                pt_pool_push(s, r->chunk);
+            } else {
+                make_room(h, f);
+                f->deferred[f->ndeferred++] = r->chunk;
+            }
+            uint64_t stolen = r->stolen_seen;
+            pt_chain_follow(r, nrh);
+            r->stolen_seen = stolen;
+        }
+    }
+}
+
+static void filter_of(struct pt_shm *s, trace_event_set_t *f)
+{
+    for (unsigned w = 0; w < PT_ID_SPACE / 64; w++)
+        f->__bits[w] = atomic_load(&s->filter[w]);
+}
+
+/* Losses, internal errors, and the stop and restart of a full stream. */
+static void system_events(struct pt_handle *h, struct pt_flush *f, bool drained)
+{
+    struct pt_shm *s = h->shm;
+    uint32_t err = atomic_exchange(&s->error_pending, 0);
+    uint64_t now = now_ticks(s);
+    if (err != 0) {
+        int e = (int)err;
+        add_sys(f, POSIX_TRACE_ERROR, now, &e, sizeof e);
+    }
+    uint32_t st = atomic_load(&s->state);
+    if (st == PT_ST_FULL && !h->stop_reported) {
+        int aut = 1;
+        add_sys(f, POSIX_TRACE_STOP, atomic_load(&s->full_ts), &aut, sizeof aut);
+        h->stop_reported = 1;
+    }
+    uint32_t full = PT_ST_FULL;
+    bool restart = st == PT_ST_FULL && drained && !pt_logw_status(f->w)->stopped &&
+                   atomic_compare_exchange_strong(&s->state, &full, PT_ST_RUNNING);
+    uint64_t lost = atomic_load(&s->lost);
+    if (lost > h->lost_reported && (st != PT_ST_FULL || restart)) {
+        uint64_t n = lost - h->lost_reported;
+        h->lost_reported = lost;
+        add_sys(f, POSIX_TRACE_OVERFLOW, now, &n, sizeof n);
+        add_sys(f, POSIX_TRACE_RESUME, now, NULL, 0);
+    }
+    if (restart) {
+        trace_event_set_t fs;
+        filter_of(s, &fs);
+        add_sys(f, POSIX_TRACE_START, now, &fs, sizeof fs);
+        h->stop_reported = 0;
+    }
+}
+
+/* The log filled (UNTIL_FULL): the stream stops, STOP is the last event. */
+static void log_filled(struct pt_handle *h, struct pt_flush *f)
+{
+    struct pt_logw_status *ls = pt_logw_status(f->w);
+    if (ls->stopped)
+        return;
+    ls->stopped = 1;
+    ls->log_full = POSIX_TRACE_FULL;
+    struct pt_shm *s = h->shm;
+    uint32_t run = PT_ST_RUNNING;
+    atomic_compare_exchange_strong(&s->state, &run, PT_ST_SUSPENDED);
+    if (h->att >= 0) {
+        atomic_store(&pt_att[h->att].running, 0);
+        pt_want_update();
+    }
+    int aut = 1;
+    add_sys(f, POSIX_TRACE_STOP, now_ticks(s), &aut, sizeof aut);
+}
+
+void pt_flush_status(struct pt_handle *h, struct posix_trace_status_info *st, bool reset)
+{
+    struct pt_flush *f = h->log;
+    struct pt_logw_status *ls = pt_logw_status(f->w);
+    st->posix_stream_flush_status = atomic_load(&f->flushing) ? POSIX_TRACE_FLUSHING
+                                                              : POSIX_TRACE_NOT_FLUSHING;
+    st->posix_stream_flush_error = ls->flush_error;
+    st->posix_log_overrun_status = ls->log_overrun;
+    st->posix_log_full_status = ls->log_full;
+    if (reset) {
+        ls->flush_error = 0;
+        ls->log_overrun = POSIX_TRACE_NO_OVERRUN;
+    }
+}
+
+/* One flush. `partial`: also the open chunks' committed records. */
+int pt_flush_run(struct pt_handle *h, bool partial, bool marked)
+{
+    struct pt_flush *f = h->log;
+    struct pt_shm *s = h->shm;
+    pthread_mutex_lock(&f->lock);
+    uint64_t t0 = now_ticks(s), lost_full = 0;
+    if (marked)
+        add_sys(f, POSIX_TRACE_FLUSH_START, t0, NULL, 0);
+    uint32_t hwm = atomic_load(&s->slots_hwm);
+    for (uint32_t i = 0; i < hwm && i < PT_NSLOTS; i++)
+        drain_slot(h, f, i, partial, &lost_full);
+    if (f->dropped) {
+        log_filled(h, f);
+        pt_logw_status(f->w)->log_overrun = POSIX_TRACE_OVERRUN;
+        atomic_fetch_add(&s->lost, lost_full);
+        h->lost_reported += lost_full; /* not stream losses: the log's */
+        f->dropped = 0;
+    }
+    system_events(h, f, partial);
+    if (marked)
+        add_sys(f, POSIX_TRACE_FLUSH_STOP, now_ticks(s), NULL, 0);
+    int rc = emit_sys(h, f);
+    if (rc == 0)
+        rc = pt_logw_names(f->w, s);
+    if (rc == 0) {
+        struct posix_trace_status_info st;
+        pt_stream_status(h, &st, false);
+        rc = pt_logw_status_block(f->w, &st, atomic_load(&s->lost));
+    }
+    int wrc = commit(h, f);
+    pthread_mutex_unlock(&f->lock);
+    return rc ? rc : wrc;
+}
+
+static void *flusher_main(void *arg)
+{
+    struct pt_handle *h = arg;
+    struct pt_flush *f = h->log;
+    struct pt_shm *s = h->shm;
+    int64_t last_partial = pt_realtime_ns();
+    while (!atomic_load(&f->quit)) {
+        struct timespec dl;
+        pt_ns_to_ts(pt_realtime_ns() + PT_FLUSH_PERIOD_NS, &dl);
+        if (atomic_load(&s->flush_req) == 0)
+            pt_futex_wait(&s->flush_req, 0, &dl);
+        atomic_store(&s->flush_req, 0);
+        if (atomic_load(&f->quit))
+            break;
+        /* open chunks too, now and then, so that a quiet stream reaches the log */
+        int64_t now = pt_realtime_ns();
+        bool partial = now - last_partial >= PT_FLUSH_PARTIAL_NS;
+        if (partial)
+            last_partial = now;
+        if (atomic_load(&s->state) == PT_ST_FULL)
+            partial = true; /* read everything: the stream restarts when empty */
+        pt_flush_run(h, partial, false);
+    }
+    return NULL;
+}
+
+int pt_flush_open(struct pt_handle *h, int fd)
+{
+    struct pt_flush *f = calloc(1, sizeof *f);
+    if (f == NULL)
+        return ENOMEM;
+    int rc = pt_logw_create(fd, h->shm, &f->w);
+    if (rc != 0) {
+        free(f);
+        return rc;
+    }
+    pthread_mutex_init(&f->lock, NULL);
+    h->log = f;
+    return 0;
+}
+
+/* The stream-full policy FLUSH: start the flusher thread. */
+int pt_flush_start_thread(struct pt_handle *h)
+{
+    struct pt_flush *f = h->log;
+    if (pthread_create(&f->thread, NULL, flusher_main, h) != 0)
+        return EAGAIN;
+    f->started = 1;
+    return 0;
+}
+
+/* posix_trace_flush(): flush now, in the calling thread. */
+int pt_flush_now(struct pt_handle *h)
+{
+    struct pt_flush *f = h->log;
+    atomic_store(&f->flushing, 1);
+    int rc = pt_flush_run(h, true, true);
+    atomic_store(&f->flushing, 0);
+    return rc;
+}
+
+/* Shutdown: stop the thread, flush everything, close the log. */
+int pt_flush_close(struct pt_handle *h)
+{
+    struct pt_flush *f = h->log;
+    if (f->started) {
+        atomic_store(&f->quit, 1);
+        atomic_store(&h->shm->flush_req, 1);
+        pt_futex_wake(&h->shm->flush_req, 1);
+        pthread_join(f->thread, NULL);
+    }
+    int rc = pt_flush_run(h, true, true);
+    pthread_mutex_destroy(&f->lock);
+    pt_logw_destroy(f->w);
+    free(f);
+    h->log = NULL;
+    return rc;
+}
+
+/* posix_trace_clear() on a stream with log: the log starts over. */
+int pt_flush_clear(struct pt_handle *h)
+{
+    struct pt_flush *f = h->log;
+    pthread_mutex_lock(&f->lock);
+    f->nsys = 0;
+    f->dropped = 0;
+    int rc = pt_logw_reset(f->w);
+    pthread_mutex_unlock(&f->lock);
+    return rc;
+}

@@ -1,0 +1,35 @@
+/*
+ * Reading a trace log (doc/log-format.md): the pre-recorded streams of
+ * posix_trace_open(). The file is untrusted input.
+ */
+#ifndef PT_LOGREAD_H
+#define PT_LOGREAD_H
+
+#include <trace.h>
+
+struct pt_logr;
+
+/* Read and index the log open on fd (read access, any file offset; the
+ * descriptor stays the caller's). 0, or EINVAL when fd holds no valid log
+ * header, EBADF when fd is not open for reading, ENOMEM. */
+int  pt_logr_open(int fd, struct pt_logr **out);
+void pt_logr_close(struct pt_logr *l);
+
+/* The next event, oldest first: 0 with *unavailable = 0, or 0 with
+ * *unavailable != 0 at the end (never blocks). num/data/len/truncation as
+ * posix_trace_getnext_event(). */
+int  pt_logr_next(struct pt_logr *l, struct posix_trace_event_info *ev, void *data,
+                  size_t num, size_t *len, int *unavailable);
+void pt_logr_rewind(struct pt_logr *l);
+
+/* Attributes (as posix_trace_get_attr() fills them, from the file header),
+ * status (from the last STATUS block), names (from the last NAMES block). */
+void pt_logr_attr(const struct pt_logr *l, trace_attr_t *a);
+void pt_logr_status(const struct pt_logr *l, struct posix_trace_status_info *st);
+int  pt_logr_name(const struct pt_logr *l, trace_event_id_t id, char *out); /* EINVAL: none */
+
+/* Where reading stopped short, for tools: number of block positions found
+ * invalid (torn, corrupt) and the file offset of the first one, or -1. */
+long long pt_logr_bad_blocks(const struct pt_logr *l, long long *first_offset);
+
+#endif

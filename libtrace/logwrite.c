@@ -1,0 +1,404 @@
+/*
+ * Writing a trace log (doc/log-format.md): the file header, blocks with
+ * their checksums, the name table and the status. Blocks are built in a
+ * buffer and written in batches: a flush is a few large writes.
+ */
+#include "internal.h"
+#include "logwrite.h"
+#include <fcntl.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/uio.h>
+#include <unistd.h>
+#include <xxhash.h>
+
+#define HDR_SIZE 4096u
+#define BLK_HDR 64u
+#define PT_LOGW_BATCH 256u /* blocks written per system call at most */
+
+struct pt_logw {
+    int fd;
+    int sequential;           /* write() in order: not a regular file, or O_APPEND */
+    int circular;             /* log policy LOOP */
+    int until_full;           /* log policy UNTIL_FULL */
+    uint32_t block_size;
+    uint64_t positions;       /* block positions (LOOP, UNTIL_FULL); else UINT64_MAX */
+    uint64_t next_pos;        /* position of the next block to write */
+    uint64_t seq;             /* seq of the last block written */
+    /* the batch: blocks to write, as iovecs (header, payload, padding); a
+     * payload is in `stage` or, zero-copy, in the stream's shared memory */
+    uint64_t batch_pos;       /* position of the first block of the batch */
+    uint32_t nblk;
+    struct iovec iov[3 * PT_LOGW_BATCH];
+    unsigned char hdrs[PT_LOGW_BATCH][BLK_HDR];
+    unsigned char *stage;
+    size_t stage_len, stage_cap;
+    unsigned char *zeros;     /* block_size zero bytes for padding */
+    unsigned char *open_payload; /* pt_logw_block() payload not yet sealed */
+    uint8_t names_done[PT_ID_MAX + 1];
+    XXH3_state_t *xxh;        /* streaming checksum: block header, then payload */
+    struct pt_logw_status st;
+    unsigned char header[HDR_SIZE];
+};
+
+static void put32(unsigned char *p, uint32_t v)
+{
+    for (int i = 0; i < 4; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static void put64(unsigned char *p, uint64_t v)
+{
+    for (int i = 0; i < 8; i++)
+        p[i] = (unsigned char)(v >> (8 * i));
+}
+
+/* EBADF: not open for writing; EINVAL: a file type that cannot hold the log
+ * policy (LOOP needs a regular file it can write at any offset). */
+int pt_logw_check_fd(int fd, int log_policy)
+{
+    int fl = fcntl(fd, F_GETFL);
+    struct stat sb;
+    if (fl < 0 || (fl & O_ACCMODE) == O_RDONLY || fstat(fd, &sb) != 0)
+        return EBADF;
+    if (S_ISREG(sb.st_mode))
+        return log_policy == POSIX_TRACE_LOOP && (fl & O_APPEND) ? EINVAL : 0;
+    if (S_ISFIFO(sb.st_mode) || S_ISSOCK(sb.st_mode) || S_ISCHR(sb.st_mode))
+        return log_policy == POSIX_TRACE_LOOP ? EINVAL : 0;
+    return EINVAL;
+}
+
+static void build_header(struct pt_logw *w, const struct pt_shm *s)
+{
+    unsigned char *h = w->header;
+    double tpn = s->ticks_per_ns;
+    uint64_t tpn_bits;
+    memcpy(&tpn_bits, &tpn, sizeof tpn_bits);
+    memset(h, 0, HDR_SIZE);
+    memcpy(h, "PXTRACEL", 8);
+    put32(h + 8, 1);
+    put32(h + 12, HDR_SIZE);
+    put32(h + 16, w->block_size);
+    put32(h + 20, w->circular ? 1u : 0u);
+    put64(h + 24, (uint64_t)s->create_sec);
+    put32(h + 32, (uint32_t)s->create_nsec);
+    put32(h + 36, s->clock_mode);
+    put64(h + 40, tpn_bits);
+    put64(h + 48, s->stream_size);
+    put64(h + 56, s->max_data);
+    put64(h + 64, s->log_size);
+    put32(h + 72, (uint32_t)s->stream_policy);
+    put32(h + 76, (uint32_t)s->log_policy);
+    put32(h + 80, (uint32_t)s->inheritance);
+    put32(h + 84, s->creator_pid);
+    memcpy(h + 88, s->name, strnlen(s->name, 255));
+    put64(h + 344, s->tick0);
+    put64(h + 352, (uint64_t)s->real0_ns);
+    put64(h + HDR_SIZE - 8, XXH3_64bits(h, HDR_SIZE - 8));
+}
+
+static int io_error(int e)
+{
+    return e == ENOSPC || e == EFBIG ? e : EIO;
+}
+
+static int write_all(int fd, const unsigned char *p, size_t n, off_t off, int sequential)
+{
+    while (n > 0) {
+        ssize_t k = sequential ? write(fd, p, n) : pwrite(fd, p, n, off);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return io_error(k < 0 ? errno : ENOSPC);
+        p += k;
+        n -= (size_t)k;
+        off += k;
+    }
+    return 0;
+}
+
+static int write_header(struct pt_logw *w)
+{
+    if (!w->sequential && ftruncate(w->fd, 0) != 0 && errno != EINVAL)
+        return io_error(errno);
+    return write_all(w->fd, w->header, HDR_SIZE, 0, w->sequential);
+}
+
+int pt_logw_create(int fd, const struct pt_shm *s, struct pt_logw **out)
+{
+    struct stat sb;
+    int fl = fcntl(fd, F_GETFL);
+    if (fl < 0 || fstat(fd, &sb) != 0)
+        return EBADF;
+    struct pt_logw *w = calloc(1, sizeof *w);
+    if (w == NULL || (w->xxh = XXH3_createState()) == NULL) {
+        free(w);
+        return ENOMEM;
+    }
+    w->fd = fd;
+    w->sequential = !S_ISREG(sb.st_mode) || (fl & O_APPEND);
+    w->circular = s->log_policy == POSIX_TRACE_LOOP;
+    w->until_full = s->log_policy == POSIX_TRACE_UNTIL_FULL;
+    w->block_size = s->chunk_size;
+    w->positions = UINT64_MAX;
+    if (w->circular || w->until_full) {
+        w->positions = s->log_size > HDR_SIZE ? (s->log_size - HDR_SIZE) / w->block_size : 0;
+        if (w->positions < PT_LOG_MIN_BLOCKS) {
+            pt_logw_destroy(w);
+            return EINVAL;
+        }
+    }
+    w->st.log_full = POSIX_TRACE_NOT_FULL;
+    w->st.log_overrun = POSIX_TRACE_NO_OVERRUN;
+    w->stage_cap = (size_t)w->block_size * 16;
+    w->stage = malloc(w->stage_cap);
+    w->zeros = calloc(1, w->block_size);
+    if (w->stage == NULL || w->zeros == NULL) {
+        pt_logw_destroy(w);
+        return ENOMEM;
+    }
+    build_header(w, s);
+    int rc = write_header(w);
+    if (rc != 0) {
+        pt_logw_destroy(w);
+        return rc;
+    }
+    *out = w;
+    return 0;
+}
+
+void pt_logw_destroy(struct pt_logw *w)
+{
+    if (w == NULL)
+        return;
+    XXH3_freeState(w->xxh);
+    free(w->stage);
+    free(w->zeros);
+    free(w);
+}
+
+/* Start over as a new log (posix_trace_clear). */
+int pt_logw_reset(struct pt_logw *w)
+{
+    w->nblk = 0;
+    w->stage_len = 0;
+    w->next_pos = 0;
+    w->seq = 0;
+    memset(w->names_done, 0, sizeof w->names_done);
+    w->st.log_full = POSIX_TRACE_NOT_FULL;
+    w->st.log_overrun = POSIX_TRACE_NO_OVERRUN;
+    w->st.stopped = 0;
+    if (w->sequential) /* a pipe cannot be rewound: the log simply goes on */
+        return 0;
+    return write_header(w);
+}
+
+struct pt_logw_status *pt_logw_status(struct pt_logw *w)
+{
+    return &w->st;
+}
+
+uint32_t pt_logw_payload_max(const struct pt_logw *w)
+{
+    return w->block_size - BLK_HDR;
+}
+
+/* Blocks that may still be written before an UNTIL_FULL log is full. */
+uint64_t pt_logw_room(const struct pt_logw *w)
+{
+    if (!w->until_full)
+        return UINT64_MAX;
+    uint64_t used = w->next_pos + w->nblk;
+    return used < w->positions ? w->positions - used : 0;
+}
+
+/* Blocks to keep for the end of a flush: system events, new names, status. */
+uint64_t pt_logw_reserve(const struct pt_logw *w, struct pt_shm *s)
+{
+    uint64_t bytes = 0;
+    struct pt_name *t = pt_names(s);
+    for (uint32_t id = 0; id <= PT_ID_MAX; id++) {
+        if ((!w->names_done[id] || w->circular) &&
+            atomic_load_explicit(&t[id].valid, memory_order_relaxed))
+            bytes += 8 + TRACE_EVENT_NAME_MAX + 1;
+    }
+    return 2 + (bytes + pt_logw_payload_max(w) - 1) / pt_logw_payload_max(w);
+}
+
+/* Full: commit before adding a block. */
+bool pt_logw_batch_full(const struct pt_logw *w)
+{
+    return w->nblk == PT_LOGW_BATCH || w->stage_len + w->block_size > w->stage_cap;
+}
+
+static unsigned char *add_header(struct pt_logw *w, const struct pt_logw_block *b,
+                                 uint32_t payload_len)
+{
+    if (w->nblk == 0)
+        w->batch_pos = w->next_pos;
+    unsigned char *p = w->hdrs[w->nblk];
+    memset(p, 0, BLK_HDR);
+    memcpy(p, "PXBK", 4);
+    p[4] = (unsigned char)b->type;
+    put64(p + 8, w->seq + 1 + w->nblk);
+    put32(p + 16, payload_len);
+    put32(p + 20, b->slot);
+    put32(p + 24, b->pid);
+    put64(p + 32, b->thread);
+    put64(p + 40, b->anchor_ticks);
+    put64(p + 48, (uint64_t)b->anchor_ns);
+    return p;
+}
+
+static void finish(struct pt_logw *w, unsigned char *hdr, const void *payload, uint32_t n)
+{
+    XXH3_64bits_reset(w->xxh);
+    XXH3_64bits_update(w->xxh, hdr, 56);
+    XXH3_64bits_update(w->xxh, payload, n);
+    put64(hdr + 56, XXH3_64bits_digest(w->xxh));
+    struct iovec *v = &w->iov[3 * w->nblk];
+    v[0] = (struct iovec){ hdr, BLK_HDR };
+    v[1] = (struct iovec){ (void *)payload, n };
+    v[2] = (struct iovec){ w->zeros, w->block_size - BLK_HDR - n };
+    w->nblk++;
+}
+
+/* A block whose payload (at most pt_logw_payload_max bytes) the caller
+ * writes into the returned area, then seals with pt_logw_seal(). The batch
+ * must not be full. Not sealing drops it. */
+unsigned char *pt_logw_block(struct pt_logw *w, const struct pt_logw_block *b)
+{
+    add_header(w, b, b->payload_len);
+    w->open_payload = w->stage + w->stage_len;
+    return w->open_payload;
+}
+
+void pt_logw_seal(struct pt_logw *w)
+{
+    unsigned char *hdr = w->hdrs[w->nblk];
+    uint32_t n = (uint32_t)hdr[16] | (uint32_t)hdr[17] << 8 | (uint32_t)hdr[18] << 16 |
+                 (uint32_t)hdr[19] << 24;
+    finish(w, hdr, w->open_payload, n);
+    w->stage_len += (n + 63) & ~(size_t)63;
+}
+
+/* A block whose payload stays where it is (the stream's shared memory) until
+ * the batch is committed: the caller keeps it unchanged until then. */
+void pt_logw_block_ext(struct pt_logw *w, const struct pt_logw_block *b, const void *payload)
+{
+    unsigned char *hdr = add_header(w, b, b->payload_len);
+    finish(w, hdr, payload, b->payload_len);
+}
+
+static int write_iov(struct pt_logw *w, struct iovec *v, int n, uint64_t pos)
+{
+    off_t off = (off_t)(HDR_SIZE + pos * w->block_size);
+    while (n > 0) {
+        ssize_t k = w->sequential ? writev(w->fd, v, n) : pwritev(w->fd, v, n, off);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return io_error(k < 0 ? errno : ENOSPC);
+        off += k;
+        while (n > 0 && (size_t)k >= v->iov_len) {
+            k -= (ssize_t)v->iov_len;
+            v++;
+            n--;
+        }
+        if (n > 0) {
+            v->iov_base = (char *)v->iov_base + k;
+            v->iov_len -= (size_t)k;
+        }
+    }
+    return 0;
+}
+
+/* Write the batch to the file (a circular log in two runs at the wrap). */
+int pt_logw_commit(struct pt_logw *w)
+{
+    uint32_t done = 0;
+    int rc = 0;
+    while (done < w->nblk && rc == 0) {
+        uint64_t pos = w->batch_pos + done;
+        uint32_t run = w->nblk - done;
+        if (w->circular) {
+            pos %= w->positions;
+            if (pos + run > w->positions)
+                run = (uint32_t)(w->positions - pos);
+        }
+        rc = write_iov(w, &w->iov[3 * done], (int)(3 * run), pos);
+        done += run;
+    }
+    if (w->circular && w->next_pos + w->nblk > w->positions) {
+        w->st.log_full = POSIX_TRACE_FULL;
+        w->st.log_overrun = POSIX_TRACE_OVERRUN;
+    }
+    w->next_pos += w->nblk;
+    w->seq += w->nblk;
+    w->nblk = 0;
+    w->stage_len = 0;
+    if (rc != 0)
+        w->st.flush_error = rc;
+    return rc;
+}
+
+/* Names not yet written (all of them again for a circular log, whose older
+ * NAMES blocks may have been overwritten). */
+int pt_logw_names(struct pt_logw *w, struct pt_shm *s)
+{
+    if (w->circular)
+        memset(w->names_done, 0, sizeof w->names_done);
+    struct pt_name *t = pt_names(s);
+    uint32_t max = pt_logw_payload_max(w), id = 0;
+    while (id <= PT_ID_MAX) {
+        struct pt_logw_block b = { .type = PT_LOG_NAMES };
+        unsigned char *p = NULL;
+        uint32_t n = 0;
+        for (; id <= PT_ID_MAX; id++) {
+            if (w->names_done[id] || !atomic_load_explicit(&t[id].valid, memory_order_acquire))
+                continue;
+            uint32_t len = (uint32_t)strnlen(t[id].name, TRACE_EVENT_NAME_MAX);
+            uint32_t esz = 8 + ((len + 3) & ~3u);
+            if (len == 0)
+                continue;
+            if (n + esz > max)
+                break;
+            if (p == NULL) {
+                if (pt_logw_batch_full(w) && pt_logw_commit(w) != 0)
+                    return w->st.flush_error;
+                p = pt_logw_block(w, &b);
+            }
+            put32(p + n, id);
+            put32(p + n + 4, len);
+            memset(p + n + 8, 0, esz - 8);
+            memcpy(p + n + 8, t[id].name, len);
+            n += esz;
+            w->names_done[id] = 1;
+        }
+        if (p == NULL)
+            break;
+        put32(w->hdrs[w->nblk] + 16, n);
+        pt_logw_seal(w);
+    }
+    return 0;
+}
+
+int pt_logw_status_block(struct pt_logw *w, const struct posix_trace_status_info *st,
+                         uint64_t lost)
+{
+    struct pt_logw_block b = { .type = PT_LOG_STATUS, .payload_len = 40 };
+    if (pt_logw_batch_full(w) && pt_logw_commit(w) != 0)
+        return w->st.flush_error;
+    unsigned char *p = pt_logw_block(w, &b);
+    put32(p, (uint32_t)st->posix_stream_status);
+    put32(p + 4, (uint32_t)st->posix_stream_full_status);
+    put32(p + 8, (uint32_t)st->posix_stream_overrun_status);
+    put32(p + 12, (uint32_t)st->posix_stream_flush_status);
+    put32(p + 16, (uint32_t)st->posix_stream_flush_error);
+    put32(p + 20, (uint32_t)st->posix_log_overrun_status);
+    put32(p + 24, (uint32_t)st->posix_log_full_status);
+    put32(p + 28, 0);
+    put64(p + 32, lost);
+    pt_logw_seal(w);
+    return 0;
+}
