@@ -15,7 +15,16 @@ libtrace_libposixtrace_la_SOURCES = \
 	libtrace/chain.c \
 	libtrace/reader.c \
 	libtrace/handle.c \
-	libtrace/stream.c
+	libtrace/stream.c \
+	libtrace/logread.h \
+	libtrace/logread_int.h \
+	libtrace/logread.c \
+	libtrace/logread_scan.c \
+	libtrace/logread_payload.c \
+	libtrace/logread_events.c \
+	libtrace/logwrite.h \
+	libtrace/logwrite.c \
+	libtrace/flusher.c
 libtrace_libposixtrace_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libtrace
 libtrace_libposixtrace_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 libtrace_libposixtrace_la_LDFLAGS = -version-info 0:0:0 -no-undefined

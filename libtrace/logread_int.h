@@ -1,0 +1,112 @@
+/*
+ * Internals of the trace-log reader (logread.c, logread_scan.c,
+ * logread_events.c). The format: doc/log-format.md. Everything decoded here
+ * comes from an untrusted file and is checked before use.
+ */
+#ifndef PT_LOGREAD_INT_H
+#define PT_LOGREAD_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <endian.h>
+
+#include "logread.h"
+
+#define LR_HDR_SIZE    4096u
+#define LR_HDR_SUM_OFF 4088u
+#define LR_BLK_HDR     64u
+#define LR_BLK_SUM_OFF 56u
+#define LR_REC_HDR     32u
+#define LR_MIN_BLOCK   4096u
+#define LR_MAX_BLOCK   (16u << 20)
+#define LR_MAX_DATA    65536u
+#define LR_SYS_DATA    512u     /* system events' data (two event sets) */
+#define LR_ID_MAX      1280u
+#define LR_NAME_MAX    63u
+#define LR_SLOT_SYS    0xFFFFu
+#define LR_MIN_LOOP_POS 8u
+#define LR_UNNAMED     256u
+#define LR_UNNAMED_NAME "posix_trace_unnamed_userevent"
+
+enum { LR_EVENTS = 1, LR_NAMES = 2, LR_STATUS = 3 };
+enum { LR_REC_EVENT = 1, LR_REC_ANCHOR = 2 };
+
+static inline uint32_t lr_rd32(const unsigned char *p)
+{
+    uint32_t v;
+    memcpy(&v, p, sizeof v);
+    return le32toh(v);
+}
+
+static inline uint64_t lr_rd64(const unsigned char *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return le64toh(v);
+}
+
+/* The file header, decoded and checked. */
+struct lr_header {
+    uint32_t block_size, flags, clock_mode, create_nsec;
+    int64_t create_sec;
+    double ticks_per_ns;
+    uint64_t stream_size, max_data_size, log_size;
+    uint32_t stream_policy, log_policy, inheritance, creator_pid;
+    uint64_t tick0;
+    int64_t real0_ns;
+    char name[256];
+};
+
+/* One valid block, as found by the scan. */
+struct lr_block {
+    uint64_t off, seq, sum, thread, a_ticks;
+    int64_t a_ns;
+    uint32_t plen, slot, pid, type;
+};
+
+/* One writer slot's place in the merge: its EVENTS blocks l->ev[first, end). */
+struct lr_cursor {
+    uint32_t slot;
+    size_t first, end, blk;     /* blk: the block loaded in buf */
+    unsigned char *buf;         /* block header + payload of l->ev[blk] */
+    size_t cap;
+    uint32_t off, plen;         /* next record, in the payload */
+    uint64_t a_ticks;           /* anchor in effect (clock_mode 1) */
+    int64_t a_ns;
+    uint64_t ts;                /* ts of the record at off (an event) */
+};
+
+struct pt_logr {
+    int fd;                     /* our own duplicate of the caller's */
+    struct lr_header h;
+    uint32_t max_len;           /* max(max_data_size, LR_SYS_DATA) */
+    struct lr_block *ev;        /* EVENTS blocks, by (slot, seq) */
+    size_t nev;
+    struct lr_cursor *cur;
+    uint32_t ncur;
+    uint32_t *heap;             /* cursor indices, earliest head first */
+    uint32_t nheap;
+    int primed;
+    int64_t last_ns;            /* last timestamp reported */
+    long long bad, first_bad;
+    struct posix_trace_status_info st;
+    unsigned char *named;       /* LR_ID_MAX + 1 flags, NULL: no NAMES block */
+    char (*names)[LR_NAME_MAX + 1];
+};
+
+/* logread_scan.c */
+int  lr_header_parse(const unsigned char *p, struct lr_header *h);
+int  lr_scan(struct pt_logr *l, uint64_t fsize, struct lr_block **all, size_t *n);
+void lr_note_bad(struct pt_logr *l, uint64_t off);
+int  lr_read_block(const struct pt_logr *l, const struct lr_block *b, unsigned char **buf,
+                   size_t *cap);
+int  lr_events_ok(const unsigned char *p, uint32_t n, uint32_t max_len);
+int  lr_names_parse(const unsigned char *p, uint32_t n, struct pt_logr *l);
+int  lr_status_parse(const unsigned char *p, uint32_t n, struct posix_trace_status_info *st);
+
+/* logread_events.c */
+void lr_events_free(struct pt_logr *l);
+int  lr_events_index(struct pt_logr *l, const struct lr_block *all, size_t n);
+
+#endif
