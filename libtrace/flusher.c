@@ -195,7 +195,10 @@ static bool put_fragment(struct pt_handle *h, struct pt_flush *f, uint32_t i,
  * names and status are provided for. */
 static bool log_full(struct pt_handle *h, struct pt_flush *f)
 {
-    return pt_logw_status(f->w)->stopped || pt_logw_room(f->w) <= pt_logw_reserve(f->w, h->shm);
+    if (pt_logw_status(f->w)->stopped)
+        return true;
+    uint64_t room = pt_logw_room(f->w);
+    return room != UINT64_MAX && room <= pt_logw_reserve(f->w, h->shm);
 }
 
 /* Flush slot i: closed chunks always, the open chunk's committed part when
