@@ -1,0 +1,228 @@
+/*
+ * bench_log: the Trace Log option's throughput, against baselines measured in
+ * the same run (see bench/README.md).
+ *
+ *  1. recording back to back into a stream without log (the writer's rate);
+ *  2. flush throughput: events drained per second by posix_trace_flush() from
+ *     a full stream into a log on tmpfs (the flusher's rate);
+ *  3. FLUSH policy, no event lost: one writer paced at a given rate into a
+ *     1 MiB stream with policy FLUSH, log APPEND on tmpfs; the highest rate of
+ *     those tried at which the log holds every event (read back and checked);
+ *  4. reading a pre-recorded stream: posix_trace_getnext_event() events/s.
+ */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#include <trace.h>
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CHECK(call)                                                                  \
+    do {                                                                             \
+        int rc_ = (call);                                                            \
+        if (rc_ != 0) {                                                              \
+            fprintf(stderr, "bench_log: %s: %s\n", #call, strerror(rc_));            \
+            exit(1);                                                                 \
+        }                                                                            \
+    } while (0)
+
+static double now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
+static const char *log_path(void)
+{
+    static char path[256];
+    snprintf(path, sizeof path, "/dev/shm/posixtrace-bench-%d.log", (int)getpid());
+    return path;
+}
+
+static int open_log(void)
+{
+    int fd = open(log_path(), O_RDWR | O_CREAT | O_TRUNC, 0600);
+    if (fd < 0) {
+        perror("bench_log: open log");
+        exit(1);
+    }
+    return fd;
+}
+
+static void attrs(trace_attr_t *a, size_t stream, int spolicy)
+{
+    CHECK(posix_trace_attr_init(a));
+    CHECK(posix_trace_attr_setstreamsize(a, stream));
+    CHECK(posix_trace_attr_setstreamfullpolicy(a, spolicy));
+    CHECK(posix_trace_attr_setlogfullpolicy(a, POSIX_TRACE_APPEND));
+}
+
+/* Read the log back: count user events, check their sequence, sum losses. */
+static long read_back(long expect, double *secs, uint64_t *lost)
+{
+    int fd = open(log_path(), O_RDONLY);
+    trace_id_t trid;
+    CHECK(posix_trace_open(fd, &trid));
+    struct posix_trace_event_info ev;
+    uint64_t buf[8];
+    size_t len;
+    int unav;
+    long n = 0, next = 0;
+    *lost = 0;
+    double t0 = now();
+    for (;;) {
+        CHECK(posix_trace_getnext_event(trid, &ev, buf, sizeof buf, &len, &unav));
+        if (unav)
+            break;
+        if (ev.posix_event_id == POSIX_TRACE_OVERFLOW)
+            *lost += buf[0];
+        if (ev.posix_event_id < 256)
+            continue;
+        if (len != 16 || (long)buf[0] < next) {
+            fprintf(stderr, "bench_log: FAIL: event %ld out of order or damaged\n", n);
+            exit(1);
+        }
+        next = (long)buf[0] + 1;
+        n++;
+    }
+    *secs = now() - t0;
+    CHECK(posix_trace_close(trid));
+    close(fd);
+    if (expect >= 0 && *lost == 0 && n != expect) {
+        fprintf(stderr, "bench_log: FAIL: %ld events in the log, %ld recorded, none reported lost\n",
+                n, expect);
+        exit(1);
+    }
+    return n;
+}
+
+static double writer_rate(long n)
+{
+    trace_attr_t a;
+    trace_id_t trid;
+    trace_event_id_t id;
+    attrs(&a, (size_t)n * 64 + (1 << 20), POSIX_TRACE_UNTIL_FULL);
+    CHECK(posix_trace_create(0, &a, &trid));
+    CHECK(posix_trace_eventid_open("bench/log", &id));
+    CHECK(posix_trace_start(trid));
+    uint64_t d[2] = { 0, 0 };
+    double t0 = now();
+    for (long i = 0; i < n; i++) {
+        d[0] = (uint64_t)i;
+        posix_trace_event(id, d, sizeof d);
+    }
+    double t = now() - t0;
+    CHECK(posix_trace_shutdown(trid));
+    return (double)n / t;
+}
+
+/* 2 and 4: fill a large stream, time one flush, then time reading it back. */
+static void flush_and_read(long n, double *flush_rate, double *read_rate)
+{
+    trace_attr_t a;
+    trace_id_t trid;
+    trace_event_id_t id;
+    int fd = open_log();
+    attrs(&a, (size_t)n * 64 + (1 << 20), POSIX_TRACE_UNTIL_FULL);
+    CHECK(posix_trace_create_withlog(0, &a, fd, &trid));
+    CHECK(posix_trace_eventid_open("bench/log", &id));
+    CHECK(posix_trace_start(trid));
+    uint64_t d[2] = { 0, 0 };
+    for (long i = 0; i < n; i++) {
+        d[0] = (uint64_t)i;
+        posix_trace_event(id, d, sizeof d);
+    }
+    double t0 = now();
+    CHECK(posix_trace_flush(trid));
+    *flush_rate = (double)n / (now() - t0);
+    CHECK(posix_trace_shutdown(trid));
+    close(fd);
+    double secs;
+    uint64_t lost;
+    long got = read_back(n, &secs, &lost);
+    *read_rate = (double)got / secs;
+}
+
+/* 3: paced writer, FLUSH policy: were all events logged? */
+static int paced(double rate, double seconds, long *recorded)
+{
+    trace_attr_t a;
+    trace_id_t trid;
+    trace_event_id_t id;
+    int fd = open_log();
+    attrs(&a, 1 << 20, POSIX_TRACE_FLUSH);
+    CHECK(posix_trace_create_withlog(0, &a, fd, &trid));
+    CHECK(posix_trace_eventid_open("bench/log", &id));
+    CHECK(posix_trace_start(trid));
+    uint64_t d[2] = { 0, 0 };
+    long n = 0;
+    double t0 = now(), t = t0;
+    while (t - t0 < seconds) {
+        /* at most 256 events between clock reads: a steady rate, not bursts */
+        long due = (long)((t - t0) * rate) + 1;
+        if (due > n + 256)
+            due = n + 256;
+        for (; n < due; n++) {
+            d[0] = (uint64_t)n;
+            posix_trace_event(id, d, sizeof d);
+        }
+        t = now();
+    }
+    CHECK(posix_trace_shutdown(trid));
+    close(fd);
+    double secs;
+    uint64_t lost;
+    long got = read_back(-1, &secs, &lost);
+    *recorded = n;
+    if (getenv("BENCH_DEBUG"))
+        fprintf(stderr, "paced: recorded %ld, in log %ld, reported lost %llu\n", n, got,
+                (unsigned long long)lost);
+    return got == n && lost == 0;
+}
+
+int main(void)
+{
+    long n = 4000000;
+    double scale = getenv("POSIXTRACE_BENCH_SCALE") ? atof(getenv("POSIXTRACE_BENCH_SCALE")) : 1.0;
+    if (scale > 0 && scale < 1)
+        n = (long)((double)n * scale);
+    printf("posixtrace bench_log (same-run baselines; log on /dev/shm, 16-byte events)\n");
+    double wr = 0, fr = 0, rr = 0;
+    for (int rep = 0; rep < 3; rep++) { /* best of 3 */
+        double w = writer_rate(n), f, r;
+        flush_and_read(n, &f, &r);
+        wr = w > wr ? w : wr;
+        fr = f > fr ? f : fr;
+        rr = r > rr ? r : rr;
+    }
+    printf("record back to back, no log [baseline]     %7.1f Mev/s\n", wr / 1e6);
+    printf("posix_trace_flush drain rate               %7.1f Mev/s   %.2fx the writer\n",
+           fr / 1e6, fr / wr);
+    printf("posix_trace_getnext_event, pre-recorded    %7.1f Mev/s   %.2fx the writer\n",
+           rr / 1e6, rr / wr);
+    static const double rates[] = { 1e6, 5e6, 10e6, 15e6, 20e6, 25e6, 30e6, 40e6, 1e12 };
+    double best = 0;
+    for (unsigned i = 0; i < sizeof rates / sizeof rates[0]; i++) {
+        long rec;
+        int ok = paced(rates[i], 0.5 * (scale < 1 ? scale * 2 : 1), &rec);
+        double achieved = (double)rec / (0.5 * (scale < 1 ? scale * 2 : 1));
+        printf("FLUSH policy, writer at %-12s %7.1f Mev/s   %s\n",
+               rates[i] > 1e11 ? "full speed:" : "target rate:", achieved / 1e6,
+               ok ? "every event logged" : "events lost (reported in the log)");
+        if (ok && achieved > best)
+            best = achieved;
+    }
+    printf("FLUSH policy, highest rate with no event lost: %.1f Mev/s = %.2fx the writer "
+           "back to back   [target >= 1.00x]  %s\n",
+           best / 1e6, best / wr, best >= wr ? "OK" : "MISSED");
+    unlink(log_path());
+    return 0;
+}
