@@ -29,7 +29,7 @@ void pt_chain_follow(struct pt_rslot *r, uint64_t rh)
  * stealers took chunks. Count the events of stolen chunks we had not reported.
  * Returns false while a stealer has not finished its bookkeeping yet.
  */
-bool pt_chain_resync(struct pt_handle *h, uint32_t i, uint64_t rh)
+bool pt_chain_resync(struct pt_handle *h, uint32_t i, uint64_t rh, uint64_t *lost_out)
 {
     struct pt_slot *sl = &pt_slots(h->shm)[i];
     struct pt_rslot *r = &h->rs[i];
@@ -47,6 +47,8 @@ bool pt_chain_resync(struct pt_handle *h, uint32_t i, uint64_t rh)
         uint64_t lost = recs > r->delivered ? recs - r->delivered : 0;
         if (lost)
             atomic_fetch_add_explicit(&h->shm->lost, lost, memory_order_relaxed);
+        if (lost_out != NULL)
+            *lost_out += lost;
     }
     r->stolen_seen = st;
     pt_chain_follow(r, rh);

@@ -39,12 +39,21 @@ struct pt_flush {
      * pool once the batch is written */
     uint32_t deferred[PT_LOGW_BATCH_MAX];
     uint32_t ndeferred;
+    uint64_t batch_events;      /* events in the batch not yet written */
+    uint32_t moved;             /* EVENTS blocks of slots in this flush */
 };
 
 /* Write the batch, then give back the chunks it referenced. */
 static int commit(struct pt_handle *h, struct pt_flush *f)
 {
     int rc = pt_logw_commit(f->w);
+    if (rc != 0 && f->batch_events != 0) {
+        /* the write failed: those events are not in the log */
+        atomic_fetch_add(&h->shm->lost, f->batch_events);
+        atomic_store(&h->shm->overrun, 1);
+        pt_logw_status(f->w)->log_overrun = POSIX_TRACE_OVERRUN;
+    }
+    f->batch_events = 0;
     for (uint32_t i = 0; i < f->ndeferred; i++)
         pt_pool_push(h->shm, f->deferred[i]);
     f->ndeferred = 0;
@@ -78,45 +87,70 @@ static void add_sys(struct pt_flush *f, trace_event_id_t id, uint64_t ts, const 
     f->sys_len[f->nsys++] = len;
 }
 
-/* Write the system events as one EVENTS block of slot 0xFFFF. */
+static uint32_t sys_size(const struct pt_flush *f, uint32_t i)
+{
+    return PT_REC_HDR + pt_round8(f->sys_len[i]);
+}
+
+/* System events in timestamp order (insertion sort: a handful). */
+static void sort_sys(struct pt_flush *f)
+{
+    for (uint32_t i = 1; i < f->nsys; i++) {
+        for (uint32_t j = i; j > 0 && (int64_t)(f->sys[j].ts - f->sys[j - 1].ts) < 0; j--) {
+            struct pt_rec r = f->sys[j];
+            uint32_t l = f->sys_len[j];
+            unsigned char d[sizeof f->sys_data[0]];
+            memcpy(d, f->sys_data[j], sizeof d);
+            f->sys[j] = f->sys[j - 1];
+            f->sys_len[j] = f->sys_len[j - 1];
+            memcpy(f->sys_data[j], f->sys_data[j - 1], sizeof d);
+            f->sys[j - 1] = r;
+            f->sys_len[j - 1] = l;
+            memcpy(f->sys_data[j - 1], d, sizeof d);
+        }
+    }
+}
+
+/* Write the system events as EVENTS blocks of slot 0xFFFF. */
 static int emit_sys(struct pt_handle *h, struct pt_flush *f)
 {
     struct pt_shm *s = h->shm;
-    if (f->nsys == 0)
-        return 0;
+    sort_sys(f);
     uint64_t t1 = pt_rdtsc();
     int64_t ns = pt_realtime_ns();
-    uint32_t size = 0;
-    for (uint32_t i = 0; i < f->nsys; i++)
-        size += PT_REC_HDR + pt_round8(f->sys_len[i]);
-    make_room(h, f);
-    struct pt_logw_block b = {
-        .type = PT_LOG_EVENTS, .payload_len = size, .slot = PT_LOG_SYS_SLOT,
-        .pid = s->creator_pid, .anchor_ticks = s->clock_mode == PT_CLOCK_TSC ? t1 : 0,
-        .anchor_ns = s->clock_mode == PT_CLOCK_TSC ? ns : 0,
-    };
-    unsigned char *p = pt_logw_block(f->w, &b);
-    if (p == NULL)
-        return ENOMEM;
-    for (uint32_t i = 0; i < f->nsys; i++) {
-        uint32_t rs = PT_REC_HDR + pt_round8(f->sys_len[i]);
-        struct pt_rec r = f->sys[i];
-        atomic_store_explicit(&r.commit, PT_COMMIT(PT_REC_EVENT, rs), memory_order_relaxed);
-        memcpy(p, &r, PT_REC_HDR);
-        memset(p + PT_REC_HDR, 0, rs - PT_REC_HDR);
-        memcpy(p + PT_REC_HDR, f->sys_data[i], f->sys_len[i]);
-        p += rs;
+    uint32_t i = 0, max = pt_logw_payload_max(f->w);
+    while (i < f->nsys) {
+        uint32_t size = 0, k = i;
+        while (k < f->nsys && size + sys_size(f, k) <= max)
+            size += sys_size(f, k++);
+        make_room(h, f);
+        struct pt_logw_block b = {
+            .type = PT_LOG_EVENTS, .payload_len = size, .slot = PT_LOG_SYS_SLOT,
+            .pid = s->creator_pid, .anchor_ticks = s->clock_mode == PT_CLOCK_TSC ? t1 : 0,
+            .anchor_ns = s->clock_mode == PT_CLOCK_TSC ? ns : 0,
+        };
+        unsigned char *p = pt_logw_block(f->w, &b);
+        for (; i < k; i++) {
+            uint32_t rs = sys_size(f, i);
+            struct pt_rec r = f->sys[i];
+            atomic_store_explicit(&r.commit, PT_COMMIT(PT_REC_EVENT, rs), memory_order_relaxed);
+            memcpy(p, &r, PT_REC_HDR);
+            memset(p + PT_REC_HDR, 0, rs - PT_REC_HDR);
+            memcpy(p + PT_REC_HDR, f->sys_data[i], f->sys_len[i]);
+            p += rs;
+        }
+        pt_logw_seal(f->w);
     }
-    pt_logw_seal(f->w);
     f->nsys = 0;
     return 0;
 }
 
 /* Walk slot i's committed records from the read position. Returns the end
- * offset; *end: an END record stops it; counts events in *nev and leaves the
- * last anchor seen in at and an (unchanged if none). */
+ * offset; *end: an END record stops it; counts events in *nev, gives the first
+ * one's stamp in *first_ts, and leaves the last anchor seen in at and an
+ * (unchanged if none). */
 static uint32_t walk(struct pt_handle *h, struct pt_chunk *ch, uint32_t off, bool *end,
-                     uint32_t *nev, uint64_t *at, int64_t *an, bool *bad)
+                     uint32_t *nev, uint64_t *at, int64_t *an, bool *bad, uint64_t *first_ts)
 {
     struct pt_shm *s = h->shm;
     *end = false;
@@ -139,6 +173,8 @@ static uint32_t walk(struct pt_handle *h, struct pt_chunk *ch, uint32_t off, boo
             *at = copy.ts;
             *an = (int64_t)copy.addr;
         } else {
+            if (*nev == 0)
+                *first_ts = copy.ts;
             (*nev)++;
         }
         off += PT_COMMIT_SIZE(c);
@@ -201,6 +237,18 @@ static bool log_full(struct pt_handle *h, struct pt_flush *f)
     return room != UINT64_MAX && room <= pt_logw_reserve(f->w, h->shm);
 }
 
+/* A LOOP gap in slot i's chain: OVERFLOW (the count) and RESUME just before
+ * the first event kept after it. */
+static void gap_events(struct pt_handle *h, struct pt_flush *f, struct pt_rslot *r,
+                       uint64_t first_ts)
+{
+    uint64_t n = r->gap;
+    r->gap = 0;
+    h->lost_reported += n;
+    add_sys(f, POSIX_TRACE_OVERFLOW, first_ts - 1, &n, sizeof n);
+    add_sys(f, POSIX_TRACE_RESUME, first_ts - 1, NULL, 0);
+}
+
 /* Flush slot i: closed chunks always, the open chunk's committed part when
  * `partial`. */
 static void drain_slot(struct pt_handle *h, struct pt_flush *f, uint32_t i, bool partial,
@@ -211,7 +259,7 @@ static void drain_slot(struct pt_handle *h, struct pt_flush *f, uint32_t i, bool
     struct pt_rslot *r = &h->rs[i];
     for (int guard = 0; guard < 1 << 20; guard++) {
         uint64_t rh = atomic_load_explicit(&sl->rhead, memory_order_acquire);
-        if (rh != r->rhead && !pt_chain_resync(h, i, rh))
+        if (rh != r->rhead && !pt_chain_resync(h, i, rh, &r->gap)) /* gap: LOOP steals */
             return;
         if (r->chunk == PT_NONE || r->chunk >= s->nchunks) {
             if (atomic_load_explicit(&sl->state, memory_order_acquire) == PT_SLOT_ORPHAN)
@@ -224,12 +272,13 @@ static void drain_slot(struct pt_handle *h, struct pt_flush *f, uint32_t i, bool
         uint64_t at = r->anchor_ts;
         int64_t an = r->anchor_ns;
         uint32_t off;
-        if (r->off == 0 && closed_whole(s, ch, &off, &nev)) {
+        uint64_t first_ts = 0;
+        if (r->off == 0 && r->gap == 0 && closed_whole(s, ch, &off, &nev)) {
             end = true; /* a whole closed chunk: no need to walk its records */
             at = 0;
             an = 0;
         } else {
-            off = walk(h, ch, r->off, &end, &nev, &at, &an, &bad);
+            off = walk(h, ch, r->off, &end, &nev, &at, &an, &bad, &first_ts);
         }
         if (off > r->off && (end || partial || bad)) {
             if (log_full(h, f)) {
@@ -237,6 +286,11 @@ static void drain_slot(struct pt_handle *h, struct pt_flush *f, uint32_t i, bool
                 f->dropped = 1;
             } else if (!put_fragment(h, f, i, ch, off)) {
                 continue; /* stolen: resync */
+            } else {
+                f->moved++;
+                f->batch_events += nev;
+                if (r->gap != 0 && nev != 0)
+                    gap_events(h, f, r, first_ts);
             }
             r->off = off;
             r->delivered += nev;
@@ -295,9 +349,22 @@ static void system_events(struct pt_handle *h, struct pt_flush *f, bool drained)
         h->stop_reported = 1;
     }
     uint32_t full = PT_ST_FULL;
+    uint64_t lost_before = atomic_load(&s->lost);
     bool restart = st == PT_ST_FULL && drained && !pt_logw_status(f->w)->stopped &&
                    atomic_compare_exchange_strong(&s->state, &full, PT_ST_RUNNING);
-    uint64_t lost = atomic_load(&s->lost);
+    uint64_t lost = lost_before;
+    if (restart) {
+        pt_quiesce_writers(); /* writers that saw FULL have counted their loss */
+        /* the losses are this gap's, or, if the stream filled again meanwhile,
+         * those counted before it did */
+        lost = atomic_load(&s->state) != PT_ST_FULL ? atomic_load(&s->lost)
+                                                    : atomic_load(&s->full_lost);
+    } else {
+        lost = atomic_load(&s->lost);
+        /* a stream that filled meanwhile reports these losses at its restart */
+        if (atomic_load(&s->state) == PT_ST_FULL)
+            lost = h->lost_reported;
+    }
     if (lost > h->lost_reported && (st != PT_ST_FULL || restart)) {
         uint64_t n = lost - h->lost_reported;
         h->lost_reported = lost;
@@ -312,8 +379,9 @@ static void system_events(struct pt_handle *h, struct pt_flush *f, bool drained)
     }
 }
 
-/* The log filled (UNTIL_FULL): the stream stops, STOP is the last event. */
-static void log_filled(struct pt_handle *h, struct pt_flush *f)
+/* The log filled (UNTIL_FULL): the stream stops, STOP is the last event
+ * (after the FLUSH_STOP of an explicit flush). */
+static void log_filled(struct pt_handle *h, struct pt_flush *f, bool marked)
 {
     struct pt_logw_status *ls = pt_logw_status(f->w);
     if (ls->stopped)
@@ -328,7 +396,10 @@ static void log_filled(struct pt_handle *h, struct pt_flush *f)
         pt_want_update();
     }
     int aut = 1;
-    add_sys(f, POSIX_TRACE_STOP, now_ticks(s), &aut, sizeof aut);
+    uint64_t now = now_ticks(s);
+    if (marked)
+        add_sys(f, POSIX_TRACE_FLUSH_STOP, now, NULL, 0);
+    add_sys(f, POSIX_TRACE_STOP, now + 1, &aut, sizeof aut);
 }
 
 void pt_flush_status(struct pt_handle *h, struct posix_trace_status_info *st, bool reset)
@@ -346,35 +417,65 @@ void pt_flush_status(struct pt_handle *h, struct posix_trace_status_info *st, bo
     }
 }
 
-/* One flush. `partial`: also the open chunks' committed records. */
+/* A full UNTIL_FULL log takes nothing more: drain the stream, count the
+ * events as lost, write nothing. */
+static void discard_all(struct pt_handle *h, struct pt_flush *f, bool partial)
+{
+    struct pt_shm *s = h->shm;
+    uint64_t lost = 0;
+    uint32_t hwm = atomic_load(&s->slots_hwm);
+    for (uint32_t i = 0; i < hwm && i < PT_NSLOTS; i++)
+        drain_slot(h, f, i, partial, &lost);
+    f->nsys = 0;
+    if (lost) {
+        atomic_fetch_add(&s->lost, lost);
+        h->lost_reported += lost;
+        pt_logw_status(f->w)->log_overrun = POSIX_TRACE_OVERRUN;
+    }
+    commit(h, f); /* writes nothing; gives back deferred chunks */
+}
+
+/* One flush. `partial`: also the open chunks' committed records; `marked`:
+ * an explicit flush, framed by FLUSH_START and FLUSH_STOP. */
 int pt_flush_run(struct pt_handle *h, bool partial, bool marked)
 {
     struct pt_flush *f = h->log;
     struct pt_shm *s = h->shm;
     pthread_mutex_lock(&f->lock);
-    uint64_t t0 = now_ticks(s), lost_full = 0;
+    if (pt_logw_status(f->w)->stopped) {
+        discard_all(h, f, partial);
+        pthread_mutex_unlock(&f->lock);
+        return 0;
+    }
+    uint64_t lost_full = 0;
+    f->moved = 0;
     if (marked)
-        add_sys(f, POSIX_TRACE_FLUSH_START, t0, NULL, 0);
+        add_sys(f, POSIX_TRACE_FLUSH_START, now_ticks(s), NULL, 0);
     uint32_t hwm = atomic_load(&s->slots_hwm);
     for (uint32_t i = 0; i < hwm && i < PT_NSLOTS; i++)
         drain_slot(h, f, i, partial, &lost_full);
-    if (f->dropped) {
-        log_filled(h, f);
+    if (f->dropped) { /* the log filled: STOP is its last event */
+        log_filled(h, f, marked);
         pt_logw_status(f->w)->log_overrun = POSIX_TRACE_OVERRUN;
         atomic_fetch_add(&s->lost, lost_full);
-        h->lost_reported += lost_full; /* not stream losses: the log's */
+        h->lost_reported += lost_full;
         f->dropped = 0;
+    } else {
+        system_events(h, f, partial);
+        if (marked)
+            add_sys(f, POSIX_TRACE_FLUSH_STOP, now_ticks(s), NULL, 0);
     }
-    system_events(h, f, partial);
-    if (marked)
-        add_sys(f, POSIX_TRACE_FLUSH_STOP, now_ticks(s), NULL, 0);
-    int rc = emit_sys(h, f);
-    if (rc == 0)
-        rc = pt_logw_names(f->w, s);
-    if (rc == 0) {
-        struct posix_trace_status_info st;
-        pt_stream_status(h, &st, false);
-        rc = pt_logw_status_block(f->w, &st, atomic_load(&s->lost));
+    int rc = 0;
+    if (marked || f->moved != 0 || f->nsys != 0) { /* an idle look writes nothing */
+        rc = emit_sys(h, f);
+        if (rc == 0)
+            rc = pt_logw_names(f->w, s);
+        if (rc == 0) {
+            struct posix_trace_status_info st;
+            pt_logw_predict_wrap(f->w, 1);
+            pt_stream_status(h, &st, false);
+            rc = pt_logw_status_block(f->w, &st, atomic_load(&s->lost));
+        }
     }
     int wrc = commit(h, f);
     pthread_mutex_unlock(&f->lock);
@@ -464,10 +565,17 @@ int pt_flush_close(struct pt_handle *h)
 int pt_flush_clear(struct pt_handle *h)
 {
     struct pt_flush *f = h->log;
-    pthread_mutex_lock(&f->lock);
+    pthread_mutex_lock(&f->lock); /* the flusher uses the same read positions */
+    pt_reader_drain(h);
+    for (uint32_t i = 0; i < PT_NSLOTS; i++)
+        h->rs[i].gap = 0;
     f->nsys = 0;
     f->dropped = 0;
-    int rc = pt_logw_reset(f->w);
+    f->batch_events = 0;
+    int rc = pt_logw_reset(f->w); /* drops the batch... */
+    for (uint32_t i = 0; i < f->ndeferred; i++)
+        pt_pool_push(h->shm, f->deferred[i]); /* ...and its chunks come back */
+    f->ndeferred = 0;
     pthread_mutex_unlock(&f->lock);
     return rc;
 }

@@ -59,6 +59,7 @@ struct pt_attach {
  * look at it (shutdown's grace period) without touching freed TLS. */
 struct pt_thread {
     alignas(PT_CACHELINE) _Atomic uint32_t nest; /* >0 while inside the recording path */
+    _Atomic uint32_t calls;       /* recording calls completed (quiescence) */
     _Atomic uint32_t used;
     uint32_t epoch[PT_MAX_ATTACH];
     uint16_t slot[PT_MAX_ATTACH][PT_NEST]; /* slot index + 1; 0 = none */
@@ -80,6 +81,7 @@ int  pt_attach_add(struct pt_shm *shm, size_t size); /* index or -1 */
 void pt_attach_remove(int idx);                   /* waits for writers, then forgets */
 void pt_thread_release_slots(struct pt_thread *t);
 void pt_want_update(void);                        /* after running/filter changes */
+void pt_quiesce_writers(void);                    /* wait out this process's writers */
 uint32_t pt_thread_index(void);                   /* pt_threads index + 1, 0 = none */
 
 /* ---- pool.c: the free-chunk pool (lock-free stack) ---- */
@@ -130,6 +132,7 @@ struct pt_rslot {             /* the reader's view of one writer slot */
     uint32_t off;
     uint32_t delivered;       /* events delivered from chunk */
     uint64_t stolen_seen;     /* slot->stolen accounted for */
+    uint64_t gap;             /* flusher: events lost before the next one, not yet reported */
     uint64_t anchor_ts;
     int64_t anchor_ns;
     int has_anchor;
@@ -179,7 +182,7 @@ int  pt_handle_count(void);
 /* ---- chain.c: following a writer slot's chain (reader and flusher) ---- */
 void pt_chain_error(struct pt_handle *h, uint32_t err);
 void pt_chain_follow(struct pt_rslot *r, uint64_t rh);
-bool pt_chain_resync(struct pt_handle *h, uint32_t i, uint64_t rh);
+bool pt_chain_resync(struct pt_handle *h, uint32_t i, uint64_t rh, uint64_t *lost_out);
 void pt_chain_reclaim_orphan(struct pt_handle *h, uint32_t i);
 bool pt_chain_rec_sane(struct pt_shm *s, uint32_t commit, const struct pt_rec *rec, uint32_t off);
 

@@ -19,6 +19,7 @@
 struct pt_logw {
     int fd;
     int sequential;           /* write() in order: not a regular file, or O_APPEND */
+    int regular;              /* a regular file: truncated when the log (re)starts */
     int circular;             /* log policy LOOP */
     int until_full;           /* log policy UNTIL_FULL */
     uint32_t block_size;
@@ -119,7 +120,7 @@ static int write_all(int fd, const unsigned char *p, size_t n, off_t off, int se
 
 static int write_header(struct pt_logw *w)
 {
-    if (!w->sequential && ftruncate(w->fd, 0) != 0 && errno != EINVAL)
+    if (w->regular && ftruncate(w->fd, 0) != 0)
         return io_error(errno);
     return write_all(w->fd, w->header, HDR_SIZE, 0, w->sequential);
 }
@@ -137,6 +138,7 @@ int pt_logw_create(int fd, const struct pt_shm *s, struct pt_logw **out)
     }
     w->fd = fd;
     w->sequential = !S_ISREG(sb.st_mode) || (fl & O_APPEND);
+    w->regular = S_ISREG(sb.st_mode);
     w->circular = s->log_policy == POSIX_TRACE_LOOP;
     w->until_full = s->log_policy == POSIX_TRACE_UNTIL_FULL;
     w->block_size = s->chunk_size;
@@ -182,13 +184,15 @@ int pt_logw_reset(struct pt_logw *w)
 {
     w->nblk = 0;
     w->stage_len = 0;
-    w->next_pos = 0;
-    w->seq = 0;
+    if (w->regular) { /* truncated: the log starts over; a pipe's goes on */
+        w->next_pos = 0;
+        w->seq = 0;
+    }
     memset(w->names_done, 0, sizeof w->names_done);
     w->st.log_full = POSIX_TRACE_NOT_FULL;
     w->st.log_overrun = POSIX_TRACE_NO_OVERRUN;
     w->st.stopped = 0;
-    if (w->sequential) /* a pipe cannot be rewound: the log simply goes on */
+    if (!w->regular) /* a pipe cannot be rewound: the log simply goes on */
         return 0;
     return write_header(w);
 }
@@ -222,7 +226,8 @@ uint64_t pt_logw_reserve(const struct pt_logw *w, struct pt_shm *s)
             atomic_load_explicit(&t[id].valid, memory_order_relaxed))
             bytes += 8 + TRACE_EVENT_NAME_MAX + 1;
     }
-    return 2 + (bytes + pt_logw_payload_max(w) - 1) / pt_logw_payload_max(w);
+    /* two blocks of system events, the names, the status */
+    return 3 + (bytes + pt_logw_payload_max(w) - 1) / pt_logw_payload_max(w);
 }
 
 /* Full: commit before adding a block. */
@@ -313,6 +318,16 @@ static int write_iov(struct pt_logw *w, struct iovec *v, int n, uint64_t pos)
     return 0;
 }
 
+/* A circular log about to wrap with the batch and `extra` more blocks is
+ * full and overwrites: say so in the status written with them. */
+void pt_logw_predict_wrap(struct pt_logw *w, uint32_t extra)
+{
+    if (w->circular && w->next_pos + w->nblk + extra > w->positions) {
+        w->st.log_full = POSIX_TRACE_FULL;
+        w->st.log_overrun = POSIX_TRACE_OVERRUN;
+    }
+}
+
 /* Write the batch to the file (a circular log in two runs at the wrap). */
 int pt_logw_commit(struct pt_logw *w)
 {
@@ -337,8 +352,10 @@ int pt_logw_commit(struct pt_logw *w)
     w->seq += w->nblk;
     w->nblk = 0;
     w->stage_len = 0;
-    if (rc != 0)
+    if (rc != 0) {
         w->st.flush_error = rc;
+        memset(w->names_done, 0, sizeof w->names_done); /* they may not have made it */
+    }
     return rc;
 }
 

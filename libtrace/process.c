@@ -149,9 +149,22 @@ static void grace_period(void)
         struct pt_thread *t = &pt_threads[k];
         if (k + 1 == self || atomic_load(&t->used) == 0)
             continue;
-        while (atomic_load_explicit(&t->nest, memory_order_acquire) != 0)
-            sched_yield();
+        /* done when the thread is out of the recording path, or has finished
+         * the call it was in (its count of completed calls moved) */
+        uint32_t calls = atomic_load_explicit(&t->calls, memory_order_acquire);
+        for (unsigned spin = 0; atomic_load_explicit(&t->nest, memory_order_acquire) != 0 &&
+                                atomic_load_explicit(&t->calls, memory_order_acquire) == calls;
+             spin++) {
+            if (spin > 1000)
+                sched_yield();
+        }
     }
+}
+
+/* Every recording call of this process that began before now has ended. */
+void pt_quiesce_writers(void)
+{
+    grace_period();
 }
 
 void pt_attach_remove(int idx)

@@ -35,7 +35,7 @@
 #define PT_CACHELINE    64
 
 /* Record types, in the top byte of the commit word. PENDING: the writer has
- * taken the record's timestamp (already in `ts`) and is writing it. */
+ * taken the record's timestamp (already in `ts`; 0: not yet) and is writing it. */
 enum { PT_REC_EVENT = 1, PT_REC_ANCHOR = 2, PT_REC_END = 3, PT_REC_PENDING = 4 };
 #define PT_COMMIT(type, size) (((uint32_t)(type) << 24) | (uint32_t)(size))
 #define PT_COMMIT_TYPE(c)     ((c) >> 24)
@@ -131,6 +131,7 @@ struct pt_shm {
     _Atomic uint32_t slots_hwm;
     _Atomic uint64_t lost;
     _Atomic uint64_t full_ts;
+    _Atomic uint64_t full_lost;  /* `lost` when the stream last became FULL */
     alignas(PT_CACHELINE) _Atomic uint64_t pool_top; /* (tag << 32) | chunk */
     _Atomic uint32_t free_count;
     _Atomic uint32_t fresh_next;   /* chunks never handed out start here */

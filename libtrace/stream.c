@@ -178,7 +178,10 @@ PT_API int posix_trace_shutdown(trace_id_t trid)
         return EINVAL;
     }
     struct pt_shm *s = h->shm;
-    /* "as if posix_trace_stop() had been invoked", then the last flush */
+    /* a full stream is read to the end and restarts (its losses reported)... */
+    if (h->log != NULL && atomic_load(&s->state) == PT_ST_FULL)
+        pt_flush_run(h, true, false);
+    /* ...then "as if posix_trace_stop() had been invoked", then the last flush */
     stop_stream(h, (uint64_t)(uintptr_t)__builtin_return_address(0));
     if (h->att >= 0) {
         atomic_store(&pt_att[h->att].running, 0);
@@ -204,11 +207,13 @@ PT_API int posix_trace_clear(trace_id_t trid)
     int rc = pt_get_active(trid, &h);
     if (rc != 0)
         return rc;
-    pthread_mutex_lock(&h->rlock);
-    pt_reader_drain(h);
-    pthread_mutex_unlock(&h->rlock);
-    if (h->log != NULL)
-        rc = pt_flush_clear(h);
+    if (h->log != NULL) {
+        rc = pt_flush_clear(h); /* the flusher's positions, under its lock */
+    } else {
+        pthread_mutex_lock(&h->rlock);
+        pt_reader_drain(h);
+        pthread_mutex_unlock(&h->rlock);
+    }
     pt_put(h);
     return rc == ENOSPC || rc == EFBIG ? rc : 0;
 }
