@@ -57,9 +57,13 @@ static int64_t ticks_to_ns(struct pt_handle *h, struct pt_rslot *r, uint64_t ts)
  * ticks to CLOCK_REALTIME with slightly different offsets (tens of ns: the
  * clock read and the rate estimate). Reported timestamps are kept
  * non-decreasing by holding one back to the previous one, unless the clock
- * itself stepped back by more than PT_CLAMP_NS, which must show.
+ * itself stepped back by more than PT_CLAMP_NS, which must show. The same
+ * holds back the event of a writer preempted between reading the clock and
+ * announcing its record, which the reader may report after events recorded
+ * meanwhile by other threads (calls that overlap: semantics.md): the value
+ * held lies between its call's own start and end.
  */
-#define PT_CLAMP_NS (1000 * 1000)
+#define PT_CLAMP_NS (100 * 1000 * 1000)
 static int64_t report_ns(struct pt_handle *h, int64_t ns)
 {
     if (ns < h->last_ns && h->last_ns - ns < PT_CLAMP_NS)
@@ -112,7 +116,7 @@ static int peek(struct pt_handle *h, uint32_t i, struct pt_peek *p)
     struct pt_rslot *r = &h->rs[i];
     for (int guard = 0; guard < 1 << 20; guard++) {
         uint64_t rh = atomic_load_explicit(&sl->rhead, memory_order_acquire);
-        if (rh != r->rhead && !pt_chain_resync(h, i, rh)) {
+        if (rh != r->rhead && !pt_chain_resync(h, i, rh, NULL)) {
             p->rec.ts = 0;
             return PEEK_PENDING; /* a stealer is finishing its bookkeeping */
         }
@@ -235,7 +239,15 @@ static void deliver_synth(struct pt_handle *h, struct posix_trace_event_info *ev
 }
 
 /* Losses and internal errors not yet reported become events at ns. */
+static void queue_losses_upto(struct pt_handle *h, int64_t ns, uint64_t lost);
+
 static void queue_losses(struct pt_handle *h, int64_t ns)
+{
+    queue_losses_upto(h, ns, atomic_load(&h->shm->lost));
+}
+
+/* Report the losses counted up to `lost` (and a pending internal error). */
+static void queue_losses_upto(struct pt_handle *h, int64_t ns, uint64_t lost)
 {
     struct pt_shm *s = h->shm;
     uint32_t err = atomic_exchange(&s->error_pending, 0);
@@ -243,7 +255,6 @@ static void queue_losses(struct pt_handle *h, int64_t ns)
         int e = (int)err;
         push_synth(h, POSIX_TRACE_ERROR, ns, &e, sizeof e);
     }
-    uint64_t lost = atomic_load(&s->lost);
     if (lost > h->lost_reported) {
         uint64_t n = lost - h->lost_reported;
         h->lost_reported = lost;
@@ -268,9 +279,12 @@ static void handle_full(struct pt_handle *h, bool drained)
     uint32_t full = PT_ST_FULL;
     if (!atomic_compare_exchange_strong(&s->state, &full, PT_ST_RUNNING))
         return;
+    pt_quiesce_writers(); /* writers that saw FULL have counted their loss */
     h->stop_reported = 0;
     int64_t ns = pt_realtime_ns();
-    queue_losses(h, ns);
+    /* this gap's losses: all so far, or those before the stream filled again */
+    queue_losses_upto(h, ns, atomic_load(&s->state) != PT_ST_FULL ? atomic_load(&s->lost)
+                                                                 : atomic_load(&s->full_lost));
     trace_event_set_t f;
     for (unsigned w = 0; w < PT_ID_SPACE / 64; w++)
         f.__bits[w] = atomic_load(&s->filter[w]);

@@ -37,6 +37,8 @@ void pt_note_loss(struct pt_shm *s, uint64_t n, uint32_t err)
 static void mark_full(struct pt_shm *s, uint64_t ts)
 {
     uint32_t run = PT_ST_RUNNING;
+    /* where this period's losses start, for the reader's per-gap counts */
+    atomic_store(&s->full_lost, atomic_load(&s->lost));
     if (atomic_compare_exchange_strong(&s->state, &run, PT_ST_FULL)) {
         atomic_store(&s->full_ts, ts);
         atomic_fetch_add_explicit(&s->wake_seq, 1, memory_order_release);
@@ -87,8 +89,9 @@ static uint32_t steal_oldest(struct pt_shm *s)
     return PT_NONE;
 }
 
-/* Tell the reader a record stamped ts is being written at pos: it holds back
- * every later-stamped event until the commit word changes. */
+/* Tell the reader a record stamped ts is being written at pos: it reports
+ * no later-stamped event until the commit word changes (ts 0: stamp unknown,
+ * it reports nothing). */
 static inline void announce(struct pt_shm *s, uint64_t pos, uint64_t ts)
 {
     struct pt_rec *r = (struct pt_rec *)((char *)s + pos);
@@ -217,7 +220,7 @@ static bool write_event(struct pt_shm *s, struct pt_slot *sl, trace_event_id_t i
     uint32_t size = PT_REC_HDR + pt_round8(len);
     bool tsc = s->clock_mode == PT_CLOCK_TSC;
     bool anchor = ts - sl->anchor_ts >= PT_ANCHOR_TICKS;
-    if (sl->wchunk != PT_NONE)
+    if (sl->wchunk != PT_NONE && sl->wend != 0)
         announce(s, sl->wpos, ts); /* before the chunk switch or the anchor */
     uint64_t need = size + (anchor && tsc ? PT_REC_HDR : 0);
     if (sl->wpos + need > sl->wend) {
@@ -340,6 +343,8 @@ static inline struct pt_thread *enter(void)
 static inline void leave(struct pt_thread *t)
 {
     atomic_signal_fence(memory_order_seq_cst);
+    atomic_store_explicit(&t->calls, atomic_load_explicit(&t->calls, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
     if (unlikely(t == &pt_threads[PT_MAX_THREADS - 1]))
         atomic_fetch_sub(&t->nest, 1);
     else
@@ -435,6 +440,8 @@ __attribute__((noinline)) static void event_wanted(trace_event_id_t id, const vo
     if (s != NULL && (nest != 0 || !record_fast(s, i, t, id, data, len, addr)))
         record_one(s, (int)i, t, id, data, len, addr, 0);
     atomic_signal_fence(memory_order_seq_cst);
+    atomic_store_explicit(&t->calls, atomic_load_explicit(&t->calls, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
     atomic_store_explicit(&t->nest, nest, memory_order_relaxed);
 }
 
