@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 static struct pt_handle handles[TRACE_SYS_MAX];
+_Atomic int pt_live_streams; /* active streams of this process (exec.c) */
 static pthread_mutex_t hlock = PTHREAD_MUTEX_INITIALIZER;
 
 void pt_handles_atfork_prepare(void) { pthread_mutex_lock(&hlock); }
@@ -31,6 +32,7 @@ void pt_handles_atfork_child(void)
         h->used = 0;
         h->refs = 0;
     }
+    atomic_store(&pt_live_streams, 0);
     pthread_mutex_unlock(&hlock);
 }
 
@@ -99,6 +101,8 @@ int pt_handle_new(struct pt_shm *s, size_t size, int fd, int att, trace_id_t *tr
         pthread_mutex_init(&h->mlock, NULL);
         if (s != NULL)
             pt_reader_init(h);
+        if (s != NULL)
+            atomic_fetch_add(&pt_live_streams, 1);
         *trid = make_trid(i, h->gen);
         if (out != NULL)
             *out = h;
@@ -134,6 +138,8 @@ void pt_handle_wait_last(struct pt_handle *h)
 void pt_handle_destroy(struct pt_handle *h)
 {
     pthread_mutex_lock(&hlock);
+    if (h->shm != NULL)
+        atomic_fetch_sub(&pt_live_streams, 1);
     pthread_cond_destroy(&h->cv);
     pthread_mutex_destroy(&h->rlock);
     pthread_mutex_destroy(&h->mlock);
@@ -169,7 +175,7 @@ int pt_futex_wake(_Atomic uint32_t *addr, int n)
 /* "If the process exits ... the trace streams that the process had created
  * and that have not yet been shut down, shall be automatically shut down":
  * at exit (and when the library is unloaded), logs get their last flush. */
-__attribute__((destructor)) static void shutdown_all(void)
+void pt_handles_shutdown_all(void)
 {
     for (int i = 0; i < TRACE_SYS_MAX; i++) {
         pthread_mutex_lock(&hlock);
@@ -180,4 +186,9 @@ __attribute__((destructor)) static void shutdown_all(void)
         if (live)
             posix_trace_shutdown(trid);
     }
+}
+
+__attribute__((destructor)) static void shutdown_at_exit(void)
+{
+    pt_handles_shutdown_all();
 }

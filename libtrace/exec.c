@@ -1,0 +1,128 @@
+/*
+ * The exec family. posix_trace_create(3p): "If the process exits, invokes a
+ * member of the exec family of functions, or is terminated, the trace streams
+ * that the process had created and that have not yet been shut down, shall be
+ * automatically shut down". A library sees an exec only by interposing it: the
+ * functions below shut the process's streams down (logs get their last flush)
+ * and call the next definition (libc's, or an LD_PRELOAD shim's). If the exec
+ * then fails, the streams stay shut down, as the page's wording implies.
+ *
+ * A vfork child shares the parent's memory: it must not touch the parent's
+ * streams, so nothing is done when the pid is not the one cached for this
+ * process. With no stream, the cost is one load.
+ */
+#include "internal.h"
+#include <dlfcn.h>
+#include <stdarg.h>
+#include <unistd.h>
+
+extern _Atomic int pt_live_streams; /* handle.c */
+void pt_handles_shutdown_all(void);
+
+static void before_exec(void)
+{
+    if (atomic_load_explicit(&pt_live_streams, memory_order_relaxed) == 0)
+        return;
+    if ((uint32_t)getpid() != pt_pid)
+        return; /* a vfork child */
+    int saved = errno;
+    pt_handles_shutdown_all();
+    errno = saved;
+}
+
+static void *next_fn(const char *name)
+{
+    return dlsym(RTLD_NEXT, name);
+}
+
+#define NEXT(type, name) ((type)next_fn(name))
+
+typedef int (*execve_t)(const char *, char *const[], char *const[]);
+typedef int (*execv_t)(const char *, char *const[]);
+typedef int (*fexecve_t)(int, char *const[], char *const[]);
+
+PT_API int execve(const char *path, char *const argv[], char *const envp[])
+{
+    before_exec();
+    return NEXT(execve_t, "execve")(path, argv, envp);
+}
+
+PT_API int execv(const char *path, char *const argv[])
+{
+    before_exec();
+    return NEXT(execv_t, "execv")(path, argv);
+}
+
+PT_API int execvp(const char *file, char *const argv[])
+{
+    before_exec();
+    return NEXT(execv_t, "execvp")(file, argv);
+}
+
+PT_API int execvpe(const char *file, char *const argv[], char *const envp[])
+{
+    before_exec();
+    return NEXT(execve_t, "execvpe")(file, argv, envp);
+}
+
+PT_API int fexecve(int fd, char *const argv[], char *const envp[])
+{
+    before_exec();
+    return NEXT(fexecve_t, "fexecve")(fd, argv, envp);
+}
+
+/* execl, execlp, execle: the arguments into an array on the stack. */
+static size_t count_args(const char *arg, va_list ap)
+{
+    size_t n = 1;
+    va_list c;
+    va_copy(c, ap);
+    if (arg != NULL)
+        while (va_arg(c, const char *) != NULL)
+            n++;
+    va_end(c);
+    return arg != NULL ? n : 0;
+}
+
+static void fill_args(char **v, size_t n, const char *arg, va_list ap)
+{
+    if (n > 0)
+        v[0] = (char *)arg;
+    for (size_t i = 1; i < n; i++)
+        v[i] = va_arg(ap, char *);
+    v[n] = NULL;
+}
+
+PT_API int execl(const char *path, const char *arg, ...)
+{
+    va_list ap;
+    va_start(ap, arg);
+    size_t n = count_args(arg, ap);
+    char *v[n + 1];
+    fill_args(v, n, arg, ap);
+    va_end(ap);
+    return execv(path, v);
+}
+
+PT_API int execlp(const char *file, const char *arg, ...)
+{
+    va_list ap;
+    va_start(ap, arg);
+    size_t n = count_args(arg, ap);
+    char *v[n + 1];
+    fill_args(v, n, arg, ap);
+    va_end(ap);
+    return execvp(file, v);
+}
+
+PT_API int execle(const char *path, const char *arg, ...)
+{
+    va_list ap;
+    va_start(ap, arg);
+    size_t n = count_args(arg, ap);
+    char *v[n + 1];
+    fill_args(v, n, arg, ap);
+    char *const *envp = va_arg(ap, char *const *);
+    va_end(ap);
+    return execve(path, v, envp);
+}
