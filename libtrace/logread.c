@@ -77,24 +77,31 @@ static size_t order_blocks(struct pt_logr *l, struct lr_block *all, size_t n)
     return k;
 }
 
-/* The newest NAMES block that reads back intact is the name table. */
+/* The name table: the union of the entries of the NAMES blocks that read
+ * back intact, in seq order (a later entry for an id replaces an earlier). */
 static int load_names(struct pt_logr *l, const struct lr_block *all, size_t n)
 {
     unsigned char *buf = NULL;
     size_t cap = 0;
-    int rc = 0;
-    for (size_t i = n; i-- > 0 && l->named == NULL && rc == 0;) {
-        if (all[i].type != LR_NAMES || lr_read_block(l, &all[i], &buf, &cap) != 0)
+    for (size_t i = 0; i < n; i++) {
+        if (all[i].type != LR_NAMES)
             continue;
-        l->named = calloc(LR_ID_MAX + 1, 1);
-        l->names = calloc(LR_ID_MAX + 1, sizeof *l->names);
-        if (l->named == NULL || l->names == NULL)
-            rc = ENOMEM;
-        else
-            lr_names_parse(buf + LR_BLK_HDR, all[i].plen, l);
+        if (lr_read_block(l, &all[i], &buf, &cap) != 0) {
+            lr_note_bad(l, all[i].off); /* changed since the scan */
+            continue;
+        }
+        if (l->named == NULL) {
+            l->named = calloc(LR_ID_MAX + 1, 1);
+            l->names = calloc(LR_ID_MAX + 1, sizeof *l->names);
+            if (l->named == NULL || l->names == NULL) {
+                free(buf);
+                return ENOMEM;
+            }
+        }
+        lr_names_parse(buf + LR_BLK_HDR, all[i].plen, l);
     }
     free(buf);
-    return rc;
+    return 0;
 }
 
 /* The newest STATUS block that reads back intact is the status. */
@@ -104,9 +111,12 @@ static int load_status(struct pt_logr *l, const struct lr_block *all, size_t n)
     size_t cap = 0;
     default_status(&l->st);
     for (size_t i = n; i-- > 0;) {
-        if (all[i].type == LR_STATUS && lr_read_block(l, &all[i], &buf, &cap) == 0 &&
+        if (all[i].type != LR_STATUS)
+            continue;
+        if (lr_read_block(l, &all[i], &buf, &cap) == 0 &&
             lr_status_parse(buf + LR_BLK_HDR, all[i].plen, &l->st) == 0)
             break;
+        lr_note_bad(l, all[i].off); /* changed since the scan */
     }
     free(buf);
     return 0;

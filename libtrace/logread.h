@@ -10,8 +10,10 @@
 struct pt_logr;
 
 /* Read and index the log open on fd (read access, any file offset; the
- * descriptor stays the caller's). 0, or EINVAL when fd holds no valid log
- * header, EBADF when fd is not open for reading, ENOMEM. */
+ * descriptor stays the caller's: the reader reads through a duplicate of it).
+ * 0, or EINVAL when fd holds no valid log header (or is not a regular file),
+ * EBADF when fd is not open for reading, EMFILE (no descriptor left for the
+ * duplicate), ENOMEM. */
 int  pt_logr_open(int fd, struct pt_logr **out);
 void pt_logr_close(struct pt_logr *l);
 
@@ -23,7 +25,7 @@ int  pt_logr_next(struct pt_logr *l, struct posix_trace_event_info *ev, void *da
 void pt_logr_rewind(struct pt_logr *l);
 
 /* Attributes (as posix_trace_get_attr() fills them, from the file header),
- * status (from the last STATUS block), names (from the last NAMES block). */
+ * status (from the last STATUS block), names (from all NAMES blocks). */
 void pt_logr_attr(const struct pt_logr *l, trace_attr_t *a);
 void pt_logr_status(const struct pt_logr *l, struct posix_trace_status_info *st);
 int  pt_logr_name(const struct pt_logr *l, trace_event_id_t id, char *out); /* EINVAL: none */

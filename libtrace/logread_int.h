@@ -91,7 +91,7 @@ struct pt_logr {
     int64_t last_ns;            /* last timestamp reported */
     long long bad, first_bad;
     struct posix_trace_status_info st;
-    unsigned char *named;       /* LR_ID_MAX + 1 flags, NULL: no NAMES block */
+    unsigned char *named;       /* LR_ID_MAX + 1 flags; NULL: no NAMES block */
     char (*names)[LR_NAME_MAX + 1];
 };
 
