@@ -1,0 +1,46 @@
+# Fuzzing the trace-log reader (included from the top-level Makefile.am).
+# 'make fuzz' builds fuzz/fuzz_logread with clang's libFuzzer (+ ASan, UBSan)
+# and runs it for FUZZ_SECONDS on a fresh copy of the seed corpus written by
+# fuzz/make_corpus.py. Not part of 'make all' or 'make check' (tests/
+# test_logread.py runs a short fuzz of its own). See fuzz/README.md.
+#   make fuzz FUZZ_SECONDS=600 CLANG=clang-14 FUZZ_ARGS='-jobs=2'
+CLANG = clang
+PYTHON3 = python3
+FUZZ_SECONDS = 60
+FUZZ_MAX_LEN = 262144
+FUZZ_ARGS =
+FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=undefined \
+	-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror
+FUZZ_SRCS = \
+	$(srcdir)/fuzz/fuzz_logread.c \
+	$(srcdir)/libtrace/logread.c \
+	$(srcdir)/libtrace/logread_scan.c \
+	$(srcdir)/libtrace/logread_payload.c \
+	$(srcdir)/libtrace/logread_events.c \
+	$(srcdir)/libtrace/attr.c
+FUZZ_HDRS = \
+	$(srcdir)/libtrace/logread.h \
+	$(srcdir)/libtrace/logread_int.h \
+	$(srcdir)/include/trace.h
+
+fuzz/fuzz_logread: $(FUZZ_SRCS) $(FUZZ_HDRS)
+	@$(MKDIR_P) fuzz
+	$(CLANG) $(FUZZ_CFLAGS) -I$(srcdir)/include -I$(srcdir)/libtrace -o $@ \
+	  $(FUZZ_SRCS) $(XXHASH_LIBS)
+
+fuzz: fuzz/fuzz_logread
+	rm -rf fuzz/corpus-run fuzz/artifacts
+	$(MKDIR_P) fuzz/corpus-run fuzz/artifacts
+	$(PYTHON3) $(srcdir)/fuzz/make_corpus.py fuzz/corpus-run
+	./fuzz/fuzz_logread -max_total_time=$(FUZZ_SECONDS) -max_len=$(FUZZ_MAX_LEN) \
+	  -artifact_prefix=fuzz/artifacts/ -print_final_stats=1 $(FUZZ_ARGS) fuzz/corpus-run
+
+fuzz-clean:
+	rm -rf fuzz/fuzz_logread fuzz/corpus-run fuzz/artifacts
+
+.PHONY: fuzz fuzz-clean
+EXTRA_DIST += \
+	fuzz/README.md \
+	fuzz/local.mk \
+	fuzz/fuzz_logread.c \
+	fuzz/make_corpus.py
