@@ -106,6 +106,17 @@ tests_t022_timestamps_SOURCES = tests/t022_timestamps.c tests/tcommon.h
 tests_t022_timestamps_LDADD = $(TEST_LDADD)
 tests_t022_timestamps_LDFLAGS = $(TEST_LDFLAGS)
 
+# The trace-log reader (pre-recorded streams): tests/test_logread.py writes
+# logs with tests/logfmt.py and reads them with this program.
+check_PROGRAMS += tests/t030_logread
+tests_t030_logread_SOURCES = tests/t030_logread.c tests/tcommon.h
+tests_t030_logread_LDADD = $(TEST_LDADD)
+tests_t030_logread_LDFLAGS = $(TEST_LDFLAGS)
+
+EXTRA_DIST += \
+	tests/logfmt.py \
+	tests/test_logread.py
+
 EXTRA_DIST += \
 	tests/README.md \
 	tests/tcommon.h \
@@ -120,3 +131,39 @@ EXTRA_DIST += \
 	tests/test_names.py \
 	tests/test_readers.py \
 	tests/test_timestamps.py
+
+# Trace Log option, end to end (tests/test_log_*.py): t042_log_write writes
+# logs by script, t041_log_roundtrip from three threads, t048_log_dump reads
+# them back with posix_trace_open; t040_log_errors: the error cases.
+check_PROGRAMS += tests/t040_log_errors
+tests_t040_log_errors_SOURCES = tests/t040_log_errors.c tests/tcommon.h
+tests_t040_log_errors_LDADD = $(TEST_LDADD)
+tests_t040_log_errors_LDFLAGS = $(TEST_LDFLAGS)
+
+check_PROGRAMS += tests/t041_log_roundtrip
+tests_t041_log_roundtrip_SOURCES = tests/t041_log_roundtrip.c tests/tcommon.h
+tests_t041_log_roundtrip_LDADD = $(TEST_LDADD)
+tests_t041_log_roundtrip_LDFLAGS = $(TEST_LDFLAGS)
+
+check_PROGRAMS += tests/t042_log_write
+tests_t042_log_write_SOURCES = tests/t042_log_write.c tests/tcommon.h
+tests_t042_log_write_LDADD = $(TEST_LDADD)
+tests_t042_log_write_LDFLAGS = $(TEST_LDFLAGS)
+
+check_PROGRAMS += tests/t048_log_dump
+tests_t048_log_dump_SOURCES = tests/t048_log_dump.c tests/tcommon.h
+tests_t048_log_dump_LDADD = $(TEST_LDADD)
+tests_t048_log_dump_LDFLAGS = $(TEST_LDFLAGS)
+
+check_PROGRAMS += tests/t043_log_race
+tests_t043_log_race_SOURCES = tests/t043_log_race.c tests/tcommon.h
+tests_t043_log_race_LDADD = $(TEST_LDADD)
+tests_t043_log_race_LDFLAGS = $(TEST_LDFLAGS)
+
+EXTRA_DIST += \
+	tests/test_log_common.py \
+	tests/test_log_errors.py \
+	tests/test_log_roundtrip.py \
+	tests/test_log_policies.py \
+	tests/test_log_lifecycle.py \
+	tests/test_log_concurrency.py
