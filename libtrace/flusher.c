@@ -326,12 +326,6 @@ static void drain_slot(struct pt_handle *h, struct pt_flush *f, uint32_t i, bool
     }
 }
 
-static void filter_of(struct pt_shm *s, trace_event_set_t *f)
-{
-    for (unsigned w = 0; w < PT_ID_SPACE / 64; w++)
-        f->__bits[w] = atomic_load(&s->filter[w]);
-}
-
 /* Losses, internal errors, and the stop and restart of a full stream. */
 static void system_events(struct pt_handle *h, struct pt_flush *f, bool drained)
 {
@@ -373,7 +367,7 @@ static void system_events(struct pt_handle *h, struct pt_flush *f, bool drained)
     }
     if (restart) {
         trace_event_set_t fs;
-        filter_of(s, &fs);
+        pt_stream_filter(s, &fs);
         add_sys(f, POSIX_TRACE_START, now, &fs, sizeof fs);
         h->stop_reported = 0;
     }
@@ -419,13 +413,18 @@ void pt_flush_status(struct pt_handle *h, struct posix_trace_status_info *st, bo
 
 /* A full UNTIL_FULL log takes nothing more: drain the stream, count the
  * events as lost, write nothing. */
+static void drain_all(struct pt_handle *h, struct pt_flush *f, bool partial, uint64_t *lost)
+{
+    uint32_t hwm = atomic_load(&h->shm->slots_hwm);
+    for (uint32_t i = 0; i < hwm && i < PT_NSLOTS; i++)
+        drain_slot(h, f, i, partial, lost);
+}
+
 static void discard_all(struct pt_handle *h, struct pt_flush *f, bool partial)
 {
     struct pt_shm *s = h->shm;
     uint64_t lost = 0;
-    uint32_t hwm = atomic_load(&s->slots_hwm);
-    for (uint32_t i = 0; i < hwm && i < PT_NSLOTS; i++)
-        drain_slot(h, f, i, partial, &lost);
+    drain_all(h, f, partial, &lost);
     f->nsys = 0;
     if (lost) {
         atomic_fetch_add(&s->lost, lost);
@@ -451,9 +450,7 @@ int pt_flush_run(struct pt_handle *h, bool partial, bool marked)
     f->moved = 0;
     if (marked)
         add_sys(f, POSIX_TRACE_FLUSH_START, now_ticks(s), NULL, 0);
-    uint32_t hwm = atomic_load(&s->slots_hwm);
-    for (uint32_t i = 0; i < hwm && i < PT_NSLOTS; i++)
-        drain_slot(h, f, i, partial, &lost_full);
+    drain_all(h, f, partial, &lost_full);
     if (f->dropped) { /* the log filled: STOP is its last event */
         log_filled(h, f, marked);
         pt_logw_status(f->w)->log_overrun = POSIX_TRACE_OVERRUN;

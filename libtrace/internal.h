@@ -126,7 +126,6 @@ struct pt_synth {             /* an event the reader reports itself */
     unsigned char data[sizeof(trace_event_set_t)];
 };
 struct pt_rslot {             /* the reader's view of one writer slot */
-    uint32_t gen;
     uint32_t chunk;           /* PT_NONE: not following this slot */
     uint64_t rhead;           /* value of slot->rhead when we took chunk */
     uint32_t off;
@@ -205,6 +204,7 @@ void pt_flush_status(struct pt_handle *h, struct posix_trace_status_info *st, bo
 
 /* ---- stream.c ---- */
 void pt_stream_status(struct pt_handle *h, struct posix_trace_status_info *st, bool reset);
+void pt_stream_filter(struct pt_shm *s, trace_event_set_t *f);
 
 /* ---- futex ---- */
 int pt_futex_wait(_Atomic uint32_t *addr, uint32_t val, const struct timespec *abs_realtime);

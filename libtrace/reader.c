@@ -286,8 +286,7 @@ static void handle_full(struct pt_handle *h, bool drained)
     queue_losses_upto(h, ns, atomic_load(&s->state) != PT_ST_FULL ? atomic_load(&s->lost)
                                                                  : atomic_load(&s->full_lost));
     trace_event_set_t f;
-    for (unsigned w = 0; w < PT_ID_SPACE / 64; w++)
-        f.__bits[w] = atomic_load(&s->filter[w]);
+    pt_stream_filter(s, &f);
     push_synth(h, POSIX_TRACE_START, ns, &f, sizeof f);
 }
 

@@ -112,7 +112,8 @@ PT_API int posix_trace_flush(trace_id_t trid)
     return rc;
 }
 
-static void current_filter(struct pt_shm *s, trace_event_set_t *f)
+/* The stream's filter as it is now (START's data, FILTER's, get_filter). */
+void pt_stream_filter(struct pt_shm *s, trace_event_set_t *f)
 {
     for (unsigned w = 0; w < PT_ID_SPACE / 64; w++)
         f->__bits[w] = atomic_load_explicit(&s->filter[w], memory_order_relaxed);
@@ -128,7 +129,7 @@ PT_API int posix_trace_start(trace_id_t trid)
     pthread_mutex_lock(&h->mlock);
     if (atomic_load(&s->state) == PT_ST_SUSPENDED) {
         trace_event_set_t f;
-        current_filter(s, &f);
+        pt_stream_filter(s, &f);
         pt_record(s, h->att, POSIX_TRACE_START, &f, sizeof f,
                   (uint64_t)(uintptr_t)__builtin_return_address(0), PT_REC_FORCE);
         uint32_t susp = PT_ST_SUSPENDED;
@@ -355,7 +356,7 @@ PT_API int posix_trace_get_filter(trace_id_t trid, trace_event_set_t *set)
     if (set == NULL)
         rc = EINVAL;
     else
-        current_filter(h->shm, set);
+        pt_stream_filter(h->shm, set);
     pt_put(h);
     return rc;
 }
@@ -375,7 +376,7 @@ PT_API int posix_trace_set_filter(trace_id_t trid, const trace_event_set_t *set,
     struct pt_shm *s = h->shm;
     trace_event_set_t both[2];
     pthread_mutex_lock(&h->mlock);
-    current_filter(s, &both[0]);
+    pt_stream_filter(s, &both[0]);
     for (unsigned w = 0; w < PT_ID_SPACE / 64; w++) {
         uint64_t v = set->__bits[w];
         if (how == POSIX_TRACE_ADD_EVENTSET)
