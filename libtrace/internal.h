@@ -28,7 +28,9 @@
 #define PT_DEF_MAX_DATA     ((size_t)256)
 #define PT_MAX_MAX_DATA     ((size_t)65536)
 #define PT_DEF_LOG_SIZE     ((size_t)16 << 20)
-#define PT_SYS_DATA_MAX     (2 * sizeof(trace_event_set_t)) /* FILTER: old + new */
+/* System events: FILTER carries old + new sets (512 bytes); the shim's events
+ * up to 1024 bytes, which keeps 4 KiB chunks (shm.c). */
+#define PT_SYS_DATA_MAX     ((size_t)1024)
 /* Per-event budget: record header plus one anchor record it may need. */
 #define PT_EVENT_OVERHEAD   (2 * PT_REC_HDR)
 #define PT_ATTR_POLICY_SET  1u /* __flags: stream policy set explicitly */
@@ -71,6 +73,7 @@ extern _Atomic uint64_t pt_att_mask;
  * union of the streams' complements of their filters, a byte per type so the
  * test is one load. The first (and, when no stream runs or the event is
  * filtered out, only) thing posix_trace_event() looks at. */
+#define pt_want __posixtrace_want /* exported: <posixtrace/record.h> */
 extern _Atomic uint8_t pt_want[PT_ID_MAX + 1];
 extern struct pt_thread pt_threads[PT_MAX_THREADS];
 extern uint32_t pt_pid;

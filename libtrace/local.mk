@@ -25,7 +25,8 @@ libtrace_libposixtrace_la_SOURCES = \
 	libtrace/logwrite.h \
 	libtrace/logwrite.c \
 	libtrace/flusher.c \
-	libtrace/exec.c
+	libtrace/exec.c \
+	libtrace/events_table.c
 libtrace_libposixtrace_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libtrace
 libtrace_libposixtrace_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 libtrace_libposixtrace_la_LDFLAGS = -version-info 0:0:0 -no-undefined

@@ -10,6 +10,7 @@
  */
 #include "internal.h"
 #include "logread.h"
+#include <posixtrace/events.h>
 #include <string.h>
 
 static const char *const sys_names[] = {
@@ -52,6 +53,8 @@ void pt_names_init_stream(struct pt_shm *s)
 {
     for (trace_event_id_t id = 0; id < sizeof sys_names / sizeof sys_names[0]; id++)
         set_name(s, id, sys_names[id]);
+    for (unsigned i = 0; i < posixtrace_event_ndescs; i++)
+        set_name(s, posixtrace_event_descs[i].id, posixtrace_event_descs[i].name);
     set_name(s, POSIX_TRACE_UNNAMED_USEREVENT, UNNAMED_NAME);
     for (uint32_t i = 0; i < local_count; i++)
         set_name(s, POSIX_TRACE_UNNAMED_USEREVENT + 1 + i, local_names[i]);

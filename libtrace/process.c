@@ -18,7 +18,7 @@
 
 struct pt_attach pt_att[PT_MAX_ATTACH];
 _Atomic uint64_t pt_att_mask;
-_Atomic uint8_t pt_want[PT_ID_MAX + 1];
+PT_API _Atomic uint8_t pt_want[PT_ID_MAX + 1];
 struct pt_thread pt_threads[PT_MAX_THREADS];
 uint32_t pt_pid;
 

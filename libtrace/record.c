@@ -400,9 +400,10 @@ static inline bool record_fast(struct pt_shm *s, uint32_t att, struct pt_thread 
     return true;
 }
 
-/* Any number of streams, any nesting level, any id. */
+/* Any number of streams, any nesting level, any id; flags PT_REC_SYS for
+ * system events. */
 __attribute__((noinline)) static void event_general(trace_event_id_t id, const void *data,
-                                                    size_t len, uint64_t addr)
+                                                    size_t len, uint64_t addr, unsigned flags)
 {
     struct pt_thread *t = enter();
     uint64_t mask = atomic_load_explicit(&pt_att_mask, memory_order_relaxed);
@@ -414,7 +415,7 @@ __attribute__((noinline)) static void event_general(trace_event_id_t id, const v
         /* loaded after enter(): see the grace period in process.c */
         struct pt_shm *s = atomic_load_explicit(&pt_att[i].shm, memory_order_acquire);
         if (s != NULL)
-            record_one(s, (int)i, t, id, data, len, addr, 0);
+            record_one(s, (int)i, t, id, data, len, addr, flags);
     }
     leave(t);
 }
@@ -427,7 +428,7 @@ __attribute__((noinline)) static void event_wanted(trace_event_id_t id, const vo
     uint64_t mask = atomic_load_explicit(&pt_att_mask, memory_order_relaxed);
     uint32_t ti = pt_thread_index();
     if (unlikely(ti == 0 || mask == 0 || (mask & (mask - 1)) != 0)) {
-        event_general(id, data, len, addr);
+        event_general(id, data, len, addr, 0);
         return;
     }
     struct pt_thread *t = &pt_threads[ti - 1];
@@ -463,5 +464,15 @@ PT_API __attribute__((aligned(64))) void posix_trace_event(trace_event_id_t id, 
     if (atomic_load_explicit(&pt_att_mask, memory_order_relaxed) == 0)
         return;
     addr = (uint64_t)(uintptr_t)__builtin_return_address(0);
-    event_general(id, data, data ? len : 0, addr);
+    event_general(id, data, data ? len : 0, addr, 0);
+}
+
+/* <posixtrace/record.h>: a system event from the trace system (the shim). */
+PT_API void posixtrace_sys_event(trace_event_id_t id, const void *data, size_t len,
+                                 const void *prog_addr)
+{
+    if (id < 8 || id >= PT_SYS_EVENTS ||
+        atomic_load_explicit(&pt_want[id], memory_order_relaxed) == 0)
+        return;
+    event_general(id, data, data ? len : 0, (uint64_t)(uintptr_t)prog_addr, PT_REC_SYS);
 }

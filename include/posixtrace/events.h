@@ -1,0 +1,91 @@
+/*
+ * <posixtrace/events.h> -- posixtrace extension: the system trace events the
+ * interposition shim (libposixtrace-preload.so) records, and their payloads.
+ *
+ * Every stream names these ids in its event-name table (so
+ * posix_trace_eventid_get_name() and logs know them); names start with
+ * "posixtrace:" so that they cannot be taken for the predefined
+ * "posix_trace_*" events, and they live in the system id range 8..255, apart
+ * from user event ids (257..), whatever names a program opens.
+ *
+ * PAYLOAD FORMAT, version 1 (doc/events.md is the reference). All integers
+ * little-endian, no padding between parts:
+ *   1. struct posixtrace_call_hdr (32 bytes), for every event;
+ *   2. the event's fixed fields: 8 bytes each (int64 or uint64 as the field's
+ *      type says), in the order of the event's descriptor;
+ *   3. the event's variable fields, in descriptor order: a uint32 byte count,
+ *      then that many bytes (strings without their NUL; argv: the strings
+ *      each NUL-terminated, one after the other).
+ * A payload cut short by the stream's maximum system event size is marked
+ * POSIX_TRACE_TRUNCATED_RECORD; decoders show what is there and stop.
+ *
+ * A decoder needs no per-event code: posixtrace_event_descs[] lists, for
+ * each id, the name and the fields (name and type).
+ */
+#ifndef POSIXTRACE_EVENTS_H
+#define POSIXTRACE_EVENTS_H
+
+#include <stdint.h>
+
+#define POSIXTRACE_PAYLOAD_VERSION 1u
+
+struct posixtrace_call_hdr {
+    uint16_t version;     /* POSIXTRACE_PAYLOAD_VERSION */
+    uint16_t hdr_size;    /* sizeof(struct posixtrace_call_hdr): skip unknown tails */
+    int32_t err;          /* errno after the call if it failed, else 0 */
+    int64_t ret;          /* return value (pointers as integers) */
+    uint64_t duration_ns; /* entry to return (0 for calls that do not return) */
+    uint32_t tid;         /* kernel thread id of the caller */
+    uint32_t flags;       /* POSIXTRACE_CALL_* */
+};
+#define POSIXTRACE_CALL_NORETURN 1u /* exec/exit-like: recorded before the call */
+#define POSIXTRACE_CALL_DATA_CUT 2u /* a buffer field holds only the first bytes */
+
+/* Field types. Fixed (8 bytes in part 2) below POSIXTRACE_F_VARIABLE. */
+enum posixtrace_ftype {
+    POSIXTRACE_F_INT = 1,   /* int64, shown in decimal */
+    POSIXTRACE_F_UINT,      /* uint64, decimal */
+    POSIXTRACE_F_HEX,       /* uint64, hex (pointers, masks) */
+    POSIXTRACE_F_FD,        /* int64 descriptor (AT_FDCWD shown by name) */
+    POSIXTRACE_F_OFLAGS,    /* open(2) flags, shown as O_RDONLY|O_CREAT... */
+    POSIXTRACE_F_MODE,      /* mode_t, octal */
+    POSIXTRACE_F_PID,       /* int64 process id */
+    POSIXTRACE_F_SIGNAL,    /* int64 signal number, shown as SIGTERM... */
+    POSIXTRACE_F_WHENCE,    /* lseek whence: SEEK_SET... */
+    POSIXTRACE_F_SOCKFAM,   /* AF_INET... */
+    POSIXTRACE_F_SOCKTYPE,  /* SOCK_STREAM|SOCK_CLOEXEC... */
+    POSIXTRACE_F_MSGFLAGS,  /* MSG_* */
+    POSIXTRACE_F_WSTATUS,   /* wait status, shown as WIFEXITED... */
+    POSIXTRACE_F_VARIABLE = 64,
+    POSIXTRACE_F_STR = 64,  /* a string (path, name) */
+    POSIXTRACE_F_BUF,       /* the first bytes of a data buffer */
+    POSIXTRACE_F_ARGV,      /* NUL-terminated strings back to back */
+    POSIXTRACE_F_SOCKADDR,  /* a struct sockaddr as the program passed it */
+    POSIXTRACE_F_ADDRS,     /* uint64 addresses back to back (stacks) */
+    POSIXTRACE_F_BYTES,     /* opaque bytes, shown in hex */
+};
+
+#define POSIXTRACE_MAX_FIELDS 8
+
+struct posixtrace_field {
+    const char *name;
+    int type; /* enum posixtrace_ftype */
+};
+
+struct posixtrace_event_desc {
+    unsigned id;                /* 8..255 */
+    const char *name;           /* "posixtrace:open" */
+    const char *category;       /* "process", "thread", "file", "net", "trace" */
+    unsigned nfields;
+    struct posixtrace_field fields[POSIXTRACE_MAX_FIELDS];
+};
+
+/* Every event the shim records, by id; the shim, the library (names) and the
+ * tools all use this one table. Defined in libposixtrace. */
+extern const struct posixtrace_event_desc posixtrace_event_descs[];
+extern const unsigned posixtrace_event_ndescs;
+
+/* The descriptor of id, or NULL. */
+const struct posixtrace_event_desc *posixtrace_event_desc(unsigned id);
+
+#endif
