@@ -146,14 +146,14 @@ def test_invalid_attr_objects():
 def test_event_sizes():
     """posix_trace_attr_getmaxusereventsize / getmaxsystemeventsize
     (posix_trace_attr_getlogsize.3p.txt) with the formula of doc/semantics.md:
-    user = 64 + 8*ceil(min(n, max-data-size)/8), system = 64 + 512, whatever the
+    user = 64 + 8*ceil(min(n, max-data-size)/8), system = 64 + 1024, whatever the
     max-data-size."""
     out = run("t001_attr", "sizes")
     seen = 0
     for line in out.splitlines():
         m = re.match(r"maxdata=(\d+) system=(\d+)$", line)
         if m:
-            assert int(m.group(2)) == 576, line
+            assert int(m.group(2)) == 1088, line
             seen += 1
             continue
         m = re.match(r"maxdata=(\d+) n=(\d+) user=(\d+)$", line)
@@ -174,7 +174,7 @@ STREAM_ATTRS = """
     streamfullpolicy=UNTIL_FULL
     logfullpolicy=APPEND
     inherited=CLOSE_FOR_CHILD
-    maxsystemeventsize=576
+    maxsystemeventsize=1088
     maxusereventsize(10)=80
 """
 
@@ -204,7 +204,7 @@ def test_create_null_attr_uses_defaults():
     (posix_trace_create.3p.txt); defaults per doc/semantics.md."""
     out = run("t002_attr_stream", "nullattr")
     expect_lines(out, "create NULL attr rc=0\nget_attr rc=0\n" + prefixed("null", DEFAULTS) + """
-        null maxsystemeventsize=576
+        null maxsystemeventsize=1088
         null maxusereventsize(10)=80
         null status stream=SUSPENDED full=NOT_FULL overrun=NO_OVERRUN
     """)

@@ -12,7 +12,7 @@ import re
 
 from conftest import run, kv, lines
 
-MIN_8 = (65536 - 576) // 72   # user events of 8 bytes that fit next to a START
+MIN_8 = (65536 - 1088) // 72   # user events of 8 bytes that fit next to a START
 
 
 def parse_events(ls):
@@ -45,7 +45,7 @@ def test_until_full():
     and record nothing (posix_trace_start.3p.txt: "If the trace stream is full, the
     POSIX_TRACE_START [STOP] system trace event shall not be recorded and the status of
     the trace stream shall not be changed").  Reading: the recorded events (a run of
-    consecutive sequence numbers from the first, at least (64 KiB - 576) / 72 of them:
+    consecutive sequence numbers from the first, at least (64 KiB - 1088) / 72 of them:
     posix_trace_attr_getlogsize.3p.txt), then "a POSIX_TRACE_STOP trace event shall be
     reported after reporting the last recorded trace event" (auto = 1, not earlier than
     the last event); "The trace system shall restart the trace stream when it is empty
@@ -199,7 +199,7 @@ def test_size_rule():
         S, dl, start = int(d["S"]), int(d["d"]), int(d["start"])
         size = 64 + 8 * ((min(dl, 256) + 7) // 8)
         assert int(d["evsize"]) == size, l
-        assert int(d["n"]) == (S - (576 if start else 0)) // size, l
+        assert int(d["n"]) == (S - (1088 if start else 0)) // size, l
         assert d["read"] == d["n"], l
         assert d["start_read"] == str(start), l
         assert d["other"] == "0" and d["bad"] == "0" and d["overrun"] == "0", l
