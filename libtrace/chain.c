@@ -55,28 +55,61 @@ bool pt_chain_resync(struct pt_handle *h, uint32_t i, uint64_t rh, uint64_t *los
     return true;
 }
 
-/* An orphan slot (its thread exited) read to the end gives its chunk back. */
-void pt_chain_reclaim_orphan(struct pt_handle *h, uint32_t i)
+/* An orphan slot whose writer died in the middle of a record (reap.c): the
+ * record at the consumer's position was announced and will never be
+ * committed. Withdraw it and count it lost (an adopting writer may race us
+ * to it: whoever changes the word counts it). */
+void pt_chain_abandon_pending(struct pt_handle *h, uint32_t i)
+{
+    struct pt_shm *s = h->shm;
+    struct pt_rslot *r = &h->rs[i];
+    if (r->chunk >= s->nchunks || r->off >= pt_chunk_room(s) + PT_END_BYTES - 4 ||
+        atomic_load_explicit(&pt_slots(s)[i].state, memory_order_acquire) != PT_SLOT_ORPHAN)
+        return;
+    _Atomic uint32_t *c = &pt_rec_at(pt_chunk(s, r->chunk), r->off)->commit;
+    uint32_t v = atomic_load_explicit(c, memory_order_acquire);
+    if (PT_COMMIT_TYPE(v) == PT_REC_PENDING && atomic_compare_exchange_strong(c, &v, 0))
+        pt_note_loss(s, 1, 0);
+}
+
+/* An orphan slot (its thread exited, or its process died) read to the end
+ * frees itself. Its open chunk is returned to the caller (PT_NONE if none),
+ * which gives it back to the pool when it no longer needs its contents;
+ * *done tells whether the slot was reclaimed. */
+uint32_t pt_chain_reclaim_orphan_keep(struct pt_handle *h, uint32_t i, bool *done)
 {
     struct pt_shm *s = h->shm;
     struct pt_slot *sl = &pt_slots(s)[i];
     struct pt_rslot *r = &h->rs[i];
     uint32_t st = PT_SLOT_ORPHAN;
+    *done = false;
     if (!atomic_compare_exchange_strong(&sl->state, &st, PT_SLOT_RECLAIM))
-        return;
-    if (r->chunk != PT_NONE) {
-        struct pt_chunk *ch = pt_chunk(s, r->chunk);
-        if (atomic_load_explicit(&pt_rec_at(ch, r->off)->commit, memory_order_acquire) != 0 ||
-            atomic_load_explicit(&ch->next, memory_order_acquire) != PT_NONE) {
+        return PT_NONE;
+    uint32_t chunk = r->chunk < s->nchunks ? r->chunk : PT_NONE;
+    if (chunk != PT_NONE) {
+        struct pt_chunk *ch = pt_chunk(s, chunk);
+        uint32_t c = r->off < pt_chunk_room(s) + PT_END_BYTES - 4
+                         ? atomic_load_explicit(&pt_rec_at(ch, r->off)->commit, memory_order_acquire)
+                         : 0;
+        if (c != 0 || atomic_load_explicit(&ch->next, memory_order_acquire) != PT_NONE) {
             atomic_store(&sl->state, PT_SLOT_ORPHAN); /* not drained after all */
-            return;
+            return PT_NONE;
         }
-        pt_pool_push(s, r->chunk);
     }
     uint64_t nrh = (((r->rhead >> 32) + 1) << 32) | PT_NONE;
     atomic_store_explicit(&sl->rhead, nrh, memory_order_release);
     pt_chain_follow(r, nrh);
     atomic_store_explicit(&sl->state, PT_SLOT_FREE, memory_order_release);
+    *done = true;
+    return chunk;
+}
+
+void pt_chain_reclaim_orphan(struct pt_handle *h, uint32_t i)
+{
+    bool done;
+    uint32_t c = pt_chain_reclaim_orphan_keep(h, i, &done);
+    if (c != PT_NONE)
+        pt_pool_push(h->shm, c);
 }
 
 bool pt_chain_rec_sane(struct pt_shm *s, uint32_t commit, const struct pt_rec *rec, uint32_t off)

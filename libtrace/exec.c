@@ -7,9 +7,13 @@
  * and call the next definition (libc's, or an LD_PRELOAD shim's). If the exec
  * then fails, the streams stay shut down, as the page's wording implies.
  *
+ * Streams other controllers created for this process are not shut down: the
+ * wrappers attach any still pending and leave the inbox (inbox.c) open across
+ * the exec, so that the new image, if it loads the library, records into them.
+ *
  * A vfork child shares the parent's memory: it must not touch the parent's
  * streams, so nothing is done when the pid is not the one cached for this
- * process. With no stream, the cost is one load.
+ * process.
  */
 #include "internal.h"
 #include <dlfcn.h>
@@ -21,12 +25,12 @@ void pt_handles_shutdown_all(void);
 
 static void before_exec(void)
 {
-    if (atomic_load_explicit(&pt_live_streams, memory_order_relaxed) == 0)
-        return;
     if ((uint32_t)getpid() != pt_pid)
         return; /* a vfork child */
     int saved = errno;
-    pt_handles_shutdown_all();
+    if (atomic_load_explicit(&pt_live_streams, memory_order_relaxed) != 0)
+        pt_handles_shutdown_all();
+    pt_inbox_before_exec(); /* streams of other controllers go on in the new image */
     errno = saved;
 }
 

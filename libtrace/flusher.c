@@ -126,7 +126,7 @@ static int emit_sys(struct pt_handle *h, struct pt_flush *f)
         make_room(h, f);
         struct pt_logw_block b = {
             .type = PT_LOG_EVENTS, .payload_len = size, .slot = PT_LOG_SYS_SLOT,
-            .pid = s->creator_pid, .anchor_ticks = s->clock_mode == PT_CLOCK_TSC ? t1 : 0,
+            .pid = s->target_pid, .anchor_ticks = s->clock_mode == PT_CLOCK_TSC ? t1 : 0,
             .anchor_ns = s->clock_mode == PT_CLOCK_TSC ? ns : 0,
         };
         unsigned char *p = pt_logw_block(f->w, &b);
@@ -249,6 +249,19 @@ static void gap_events(struct pt_handle *h, struct pt_flush *f, struct pt_rslot 
     add_sys(f, POSIX_TRACE_RESUME, first_ts - 1, NULL, 0);
 }
 
+/* A drained orphan frees its slot; its last chunk goes back to the pool
+ * after the write of what was taken from it (deferred, as for closed ones). */
+static void reclaim_orphan(struct pt_handle *h, struct pt_flush *f, uint32_t i)
+{
+    if (atomic_load_explicit(&pt_slots(h->shm)[i].state, memory_order_acquire) != PT_SLOT_ORPHAN)
+        return;
+    bool done;
+    make_room(h, f);
+    uint32_t c = pt_chain_reclaim_orphan_keep(h, i, &done);
+    if (c != PT_NONE)
+        f->deferred[f->ndeferred++] = c;
+}
+
 /* Flush slot i: closed chunks always, the open chunk's committed part when
  * `partial`. */
 static void drain_slot(struct pt_handle *h, struct pt_flush *f, uint32_t i, bool partial,
@@ -266,6 +279,8 @@ static void drain_slot(struct pt_handle *h, struct pt_flush *f, uint32_t i, bool
                 pt_chain_reclaim_orphan(h, i);
             return;
         }
+        if (atomic_load_explicit(&sl->state, memory_order_acquire) == PT_SLOT_ORPHAN)
+            pt_chain_abandon_pending(h, i); /* its writer died mid-record */
         struct pt_chunk *ch = pt_chunk(s, r->chunk);
         bool end, bad = false;
         uint32_t nev = 0;
@@ -305,8 +320,10 @@ static void drain_slot(struct pt_handle *h, struct pt_flush *f, uint32_t i, bool
             r->off = pt_chunk_room(s); /* skip the rest of this chunk */
             end = atomic_load_explicit(&ch->next, memory_order_acquire) != PT_NONE;
         }
-        if (!end)
+        if (!end) {
+            reclaim_orphan(h, f, i);
             return;
+        }
         uint32_t next = atomic_load_explicit(&ch->next, memory_order_acquire);
         if (next == PT_NONE || next >= s->nchunks)
             return;
@@ -415,6 +432,7 @@ void pt_flush_status(struct pt_handle *h, struct posix_trace_status_info *st, bo
  * events as lost, write nothing. */
 static void drain_all(struct pt_handle *h, struct pt_flush *f, bool partial, uint64_t *lost)
 {
+    pt_reap_dead_writers(h);
     uint32_t hwm = atomic_load(&h->shm->slots_hwm);
     for (uint32_t i = 0; i < hwm && i < PT_NSLOTS; i++)
         drain_slot(h, f, i, partial, lost);

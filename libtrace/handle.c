@@ -96,6 +96,7 @@ int pt_handle_new(struct pt_shm *s, size_t size, int fd, int att, trace_id_t *tr
         h->fd = fd;
         h->shm = s;
         h->map_size = size;
+        h->ctl_slot = PT_NONE;
         pthread_cond_init(&h->cv, NULL);
         pthread_mutex_init(&h->rlock, NULL);
         pthread_mutex_init(&h->mlock, NULL);

@@ -55,6 +55,9 @@ struct pt_attach {
     _Atomic(struct pt_shm *) shm;
     size_t map_size;
     _Atomic uint64_t filter[PT_ID_SPACE / 64];
+    uint64_t key;             /* the stream's key (its inbox entry has the same index) */
+    int own;                  /* created by this process: its handle manages it */
+    int member;               /* index in the stream's member table, or -1 */
 };
 
 /* Per-thread recording state, in static memory so that another thread may
@@ -73,19 +76,113 @@ extern _Atomic uint64_t pt_att_mask;
  * union of the streams' complements of their filters, a byte per type so the
  * test is one load. The first (and, when no stream runs or the event is
  * filtered out, only) thing posix_trace_event() looks at. */
-#define pt_want __posixtrace_want /* exported: <posixtrace/record.h> */
-extern _Atomic uint8_t pt_want[PT_ID_MAX + 1];
+
 extern struct pt_thread pt_threads[PT_MAX_THREADS];
 extern uint32_t pt_pid;
+extern uint64_t pt_start;                         /* this process's start time */
+extern pthread_mutex_t pt_att_lock;
 
 void pt_process_init(void);
 struct pt_thread *pt_thread_self(void);          /* NULL if none free */
-int  pt_attach_add(struct pt_shm *shm, size_t size); /* index or -1 */
+void pt_attach_set(int idx, struct pt_shm *shm, size_t size, uint64_t key, int own);
 void pt_attach_remove(int idx);                   /* waits for writers, then forgets */
+void pt_attach_remove_locked(int idx);            /* the same, pt_att_lock held */
+void pt_release_all_slots(void);                  /* before exec: every thread's slots */
 void pt_thread_release_slots(struct pt_thread *t);
 void pt_want_update(void);                        /* after running/filter changes */
 void pt_quiesce_writers(void);                    /* wait out this process's writers */
 uint32_t pt_thread_index(void);                   /* pt_threads index + 1, 0 = none */
+
+/* ---- procfs.c ---- */
+int  pt_proc_stat(pid_t pid, char *state, uint64_t *start);
+bool pt_proc_alive(pid_t pid, uint64_t start);
+
+/* ---- inbox.c: how controllers in other processes reach this process ----
+ * The inbox is a memfd mapped over a page-aligned static object of the
+ * library, so that its first part, the want table, is at a link-time address:
+ * posix_trace_event() tests one byte of it. A controller that created streams
+ * for this process posts them in the inbox's entries (entry i <-> attachment
+ * i) and sets the doorbell bit in every want byte; the next event then takes
+ * the slow path, which attaches. doc/design.md, "Other processes". */
+#define PT_WANT_BYTES   1344u                      /* PT_ID_MAX + 1 rounded up to 64 */
+#define PT_WANT_ON      1u                         /* some running stream takes it */
+#define PT_WANT_BELL    2u                         /* the inbox changed: look */
+#define PT_WANT_ONS     UINT64_C(0x0101010101010101)
+#define PT_WANT_BELLS   UINT64_C(0x0202020202020202)
+#define PT_INBOX_SIZE   8192u
+#define PT_INBOX_MAGIC  UINT64_C(0x3158424e49525450) /* "PTRINBX1" */
+#define PT_INBOX_FD_MIN 1000                       /* its descriptor: the first free from here */
+#define PT_INBOX_NAME   "posixtrace-inbox"
+enum { PT_IE_FREE = 0, PT_IE_BUSY = 1, PT_IE_POSTED = 2 };
+struct pt_inbox_ent {
+    _Atomic uint32_t state;
+    int32_t ctrl_fd;          /* the stream's memfd number in the controller */
+    uint32_t ctrl_pid;
+    int32_t inherit;          /* the stream's inheritance policy */
+    uint64_t ctrl_start;
+    uint64_t key;
+    uint64_t size;
+    uint8_t pad_[24];
+};
+struct pt_inbox {
+    union {
+        uint8_t b[PT_WANT_BYTES];
+        uint64_t w[PT_WANT_BYTES / 8];
+    } want;
+    uint64_t magic;
+    uint32_t version;
+    uint32_t pid;             /* the owner */
+    uint64_t start;
+    int32_t fd;               /* its number in the owner */
+    uint32_t uid;
+    pthread_mutex_t lock;     /* robust, process-shared: entry allocation */
+    alignas(64) struct pt_inbox_ent ent[PT_MAX_ATTACH];
+};
+union pt_inbox_mem {
+    struct pt_inbox ib;
+    unsigned char bytes[PT_INBOX_SIZE];
+};
+_Static_assert(sizeof(struct pt_inbox) <= PT_INBOX_SIZE, "inbox size");
+extern union pt_inbox_mem __posixtrace_want; /* exported: <posixtrace/record.h> */
+#define PT_INBOX (&__posixtrace_want.ib)
+#define pt_want  (__posixtrace_want.ib.want.b)
+static inline uint8_t pt_want_load(uint32_t id)
+{
+    return __atomic_load_n(&pt_want[id], __ATOMIC_RELAXED);
+}
+void pt_inbox_init(void);
+void pt_inbox_refresh(bool wait);                 /* answer the doorbell */
+void pt_inbox_ring_self(void);
+void pt_inbox_fork_private(void);
+void pt_inbox_atfork_child(void);
+void pt_inbox_before_exec(void);
+void pt_inbox_after_exec_failed(void);
+int  pt_inbox_add_own(struct pt_shm *s, size_t size, int fd); /* attachment index or -errno */
+void pt_inbox_free(int idx);                      /* pt_att_lock held */
+int  pt_inbox_lock(struct pt_inbox *ib);
+void pt_inbox_ring(struct pt_inbox *ib);
+void pt_member_join(struct pt_shm *s, int att);
+
+/* ---- remote.c: the controller side ---- */
+int  pt_remote_open_inbox(pid_t pid, uint64_t start, int fdno, struct pt_inbox **ib);
+void pt_remote_close_inbox(struct pt_inbox *ib);
+int  pt_remote_find_inbox(pid_t pid, uint64_t *start, struct pt_inbox **ib);
+int  pt_remote_post(struct pt_inbox *ib, struct pt_shm *s, int fd, size_t size);
+void pt_remote_ring_members(struct pt_shm *s);
+int  pt_keeper_hold(pthread_mutex_t *m);
+void pt_keeper_release(pthread_mutex_t *m);
+void pt_keeper_atfork_child(void);
+static inline bool pt_ctrl_dead(struct pt_shm *s)
+{
+    if (!s->watched)
+        return false;
+    int v = __atomic_load_n(&s->ctrl_alive.__data.__lock, __ATOMIC_RELAXED);
+    return v == 0 || (v & 0x40000000) != 0; /* released, or FUTEX_OWNER_DIED */
+}
+
+/* ---- reap.c: writers that died ---- */
+struct pt_handle;
+void pt_reap_dead_writers(struct pt_handle *h);
 
 /* ---- pool.c: the free-chunk pool (lock-free stack) ---- */
 void     pt_pool_init(struct pt_shm *s);
@@ -105,7 +202,10 @@ size_t pt_max_record(const struct pt_shm *s);
 /* ---- names.c ---- */
 void pt_names_lock_local(void);
 void pt_names_unlock_local(void);
+int  pt_names_trylock_local(void);
 void pt_names_init_stream(struct pt_shm *s);      /* predefined + this process's; locked */
+void pt_names_init_sys(struct pt_shm *s);         /* predefined and the shim's */
+void pt_names_register_all(struct pt_shm *s);     /* this process's, local lock held */
 int  pt_name_lookup_user(struct pt_shm *s, const char *name, trace_event_id_t *id);
 int  pt_name_get(struct pt_shm *s, trace_event_id_t id, char *out);
 int  pt_local_eventid_open(const char *name, trace_event_id_t *id);
@@ -118,6 +218,11 @@ const char *pt_sys_name(trace_event_id_t id);
 void pt_record(struct pt_shm *s, int att, trace_event_id_t id, const void *data,
                size_t len, uint64_t addr, unsigned flags);
 void pt_note_loss(struct pt_shm *s, uint64_t n, uint32_t err);
+/* A controller's system event into a stream it does not record into: its own
+ * slot (*slot, PT_NONE before the first), events stamped with pid. Callers
+ * serialize (the handle's mlock). */
+void pt_record_ctl(struct pt_shm *s, uint32_t *slot, uint32_t pid, trace_event_id_t id,
+                   const void *data, size_t len, uint64_t addr, unsigned flags);
 void pt_wake_readers(struct pt_shm *s);
 
 /* ---- handle.c: trace stream identifiers of this process ---- */
@@ -150,6 +255,8 @@ struct pt_handle {
     uint32_t gen;
     uint32_t owner_pid;
     int att;                  /* attachment index when tracing itself, else -1 */
+    uint32_t ctl_slot;        /* slot for the controller's system events (att < 0) */
+    int64_t reap_ns;          /* last look for dead writers (reap.c) */
     int fd;
     struct pt_shm *shm;
     size_t map_size;
@@ -186,6 +293,8 @@ void pt_chain_error(struct pt_handle *h, uint32_t err);
 void pt_chain_follow(struct pt_rslot *r, uint64_t rh);
 bool pt_chain_resync(struct pt_handle *h, uint32_t i, uint64_t rh, uint64_t *lost_out);
 void pt_chain_reclaim_orphan(struct pt_handle *h, uint32_t i);
+uint32_t pt_chain_reclaim_orphan_keep(struct pt_handle *h, uint32_t i, bool *done);
+void pt_chain_abandon_pending(struct pt_handle *h, uint32_t i);
 bool pt_chain_rec_sane(struct pt_shm *s, uint32_t commit, const struct pt_rec *rec, uint32_t off);
 
 /* ---- reader.c ---- */

@@ -26,7 +26,11 @@ libtrace_libposixtrace_la_SOURCES = \
 	libtrace/logwrite.c \
 	libtrace/flusher.c \
 	libtrace/exec.c \
-	libtrace/events_table.c
+	libtrace/events_table.c \
+	libtrace/procfs.c \
+	libtrace/inbox.c \
+	libtrace/remote.c \
+	libtrace/reap.c
 libtrace_libposixtrace_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libtrace
 libtrace_libposixtrace_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 libtrace_libposixtrace_la_LDFLAGS = -version-info 0:0:0 -no-undefined

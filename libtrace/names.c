@@ -21,8 +21,12 @@ static const char *const sys_names[] = {
 };
 #define UNNAMED_NAME "posix_trace_unnamed_userevent"
 
+/* This process's user event names, by id - 257 (ids may have gaps: in a
+ * process tree sharing an INHERITED stream, ids are allocated in the stream's
+ * table). Lock order: local_lock, then pt_att_lock, then stream tables. */
 static pthread_mutex_t local_lock = PTHREAD_MUTEX_INITIALIZER;
 static char local_names[TRACE_USER_EVENT_MAX][TRACE_EVENT_NAME_MAX + 1];
+static uint8_t local_valid[TRACE_USER_EVENT_MAX];
 static uint32_t local_count;
 
 const char *pt_sys_name(trace_event_id_t id)
@@ -32,6 +36,7 @@ const char *pt_sys_name(trace_event_id_t id)
 
 void pt_names_lock_local(void) { pthread_mutex_lock(&local_lock); }
 void pt_names_unlock_local(void) { pthread_mutex_unlock(&local_lock); }
+int pt_names_trylock_local(void) { return pthread_mutex_trylock(&local_lock); }
 
 static void lock_stream(struct pt_shm *s)
 {
@@ -49,15 +54,43 @@ static void set_name(struct pt_shm *s, trace_event_id_t id, const char *name)
     atomic_store_explicit(&n->valid, 1, memory_order_release);
 }
 
-void pt_names_init_stream(struct pt_shm *s)
+/* The predefined names and the shim's system events. */
+void pt_names_init_sys(struct pt_shm *s)
 {
     for (trace_event_id_t id = 0; id < sizeof sys_names / sizeof sys_names[0]; id++)
         set_name(s, id, sys_names[id]);
     for (unsigned i = 0; i < posixtrace_event_ndescs; i++)
         set_name(s, posixtrace_event_descs[i].id, posixtrace_event_descs[i].name);
     set_name(s, POSIX_TRACE_UNNAMED_USEREVENT, UNNAMED_NAME);
-    for (uint32_t i = 0; i < local_count; i++)
-        set_name(s, POSIX_TRACE_UNNAMED_USEREVENT + 1 + i, local_names[i]);
+}
+
+void pt_names_init_stream(struct pt_shm *s)
+{
+    pt_names_init_sys(s);
+    for (uint32_t i = 0; i < TRACE_USER_EVENT_MAX; i++)
+        if (local_valid[i])
+            set_name(s, POSIX_TRACE_UNNAMED_USEREVENT + 1 + i, local_names[i]);
+}
+
+static bool id_free(struct pt_shm *s, trace_event_id_t id)
+{
+    return !atomic_load_explicit(&pt_names(s)[id].valid, memory_order_acquire);
+}
+
+
+/* A stream this process starts recording into (another process's) gets
+ * this process's names at their ids; local_lock held. A name whose id the
+ * stream already gives another name keeps its place in this process only
+ * (doc/semantics.md). */
+void pt_names_register_all(struct pt_shm *s)
+{
+    lock_stream(s);
+    for (uint32_t i = 0; i < TRACE_USER_EVENT_MAX; i++) {
+        trace_event_id_t id = POSIX_TRACE_UNNAMED_USEREVENT + 1 + i;
+        if (local_valid[i] && id_free(s, id))
+            set_name(s, id, local_names[i]);
+    }
+    pthread_mutex_unlock(&s->names_lock);
 }
 
 static int name_ok(const char *name)
@@ -65,6 +98,55 @@ static int name_ok(const char *name)
     if (name == NULL)
         return EINVAL;
     return strnlen(name, TRACE_EVENT_NAME_MAX + 1) > TRACE_EVENT_NAME_MAX ? ENAMETOOLONG : 0;
+}
+
+/* The id for a name new to this process: the one a stream it records into
+ * already gives it (another process of the tree opened it), else the lowest
+ * free here and in every such stream. 0: none left. */
+static trace_event_id_t choose_id(const char *name, struct pt_shm **ss, unsigned n)
+{
+    for (unsigned k = 0; k < n; k++) {
+        trace_event_id_t x;
+        if (pt_name_lookup_user(ss[k], name, &x) == 0 && x > POSIX_TRACE_UNNAMED_USEREVENT &&
+            !local_valid[x - POSIX_TRACE_UNNAMED_USEREVENT - 1])
+            return x;
+    }
+    for (trace_event_id_t x = POSIX_TRACE_UNNAMED_USEREVENT + 1; x <= PT_ID_MAX; x++) {
+        bool ok = !local_valid[x - POSIX_TRACE_UNNAMED_USEREVENT - 1];
+        for (unsigned k = 0; k < n && ok; k++)
+            ok = id_free(ss[k], x);
+        if (ok)
+            return x;
+    }
+    return 0;
+}
+
+static trace_event_id_t add_name(const char *name)
+{
+    struct pt_shm *ss[PT_MAX_ATTACH];
+    unsigned n = 0;
+    pthread_mutex_lock(&pt_att_lock);
+    for (uint32_t i = 0; i < PT_MAX_ATTACH; i++) {
+        struct pt_shm *s = atomic_load(&pt_att[i].shm);
+        if (s != NULL) {
+            lock_stream(s);
+            ss[n++] = s;
+        }
+    }
+    trace_event_id_t nid = local_count < TRACE_USER_EVENT_MAX ? choose_id(name, ss, n) : 0;
+    if (nid != 0) {
+        uint32_t i = nid - POSIX_TRACE_UNNAMED_USEREVENT - 1;
+        strcpy(local_names[i], name);
+        local_valid[i] = 1;
+        local_count++;
+        for (unsigned k = 0; k < n; k++)
+            if (id_free(ss[k], nid))
+                set_name(ss[k], nid, name);
+    }
+    for (unsigned k = 0; k < n; k++)
+        pthread_mutex_unlock(&ss[k]->names_lock);
+    pthread_mutex_unlock(&pt_att_lock);
+    return nid != 0 ? nid : POSIX_TRACE_UNNAMED_USEREVENT;
 }
 
 int pt_local_eventid_open(const char *name, trace_event_id_t *id)
@@ -77,30 +159,15 @@ int pt_local_eventid_open(const char *name, trace_event_id_t *id)
         return 0;
     }
     pthread_mutex_lock(&local_lock);
-    for (uint32_t i = 0; i < local_count; i++) {
-        if (strcmp(local_names[i], name) == 0) {
+    for (uint32_t i = 0; i < TRACE_USER_EVENT_MAX; i++) {
+        if (local_valid[i] && strcmp(local_names[i], name) == 0) {
             *id = POSIX_TRACE_UNNAMED_USEREVENT + 1 + i;
             pthread_mutex_unlock(&local_lock);
             return 0;
         }
     }
-    if (local_count == TRACE_USER_EVENT_MAX) {
-        pthread_mutex_unlock(&local_lock);
-        *id = POSIX_TRACE_UNNAMED_USEREVENT;
-        return 0;
-    }
-    strcpy(local_names[local_count], name);
-    trace_event_id_t nid = POSIX_TRACE_UNNAMED_USEREVENT + 1 + local_count++;
-    for (uint32_t i = 0; i < PT_MAX_ATTACH; i++) {
-        struct pt_shm *s = atomic_load(&pt_att[i].shm);
-        if (s != NULL) {
-            lock_stream(s);
-            set_name(s, nid, name);
-            pthread_mutex_unlock(&s->names_lock);
-        }
-    }
+    *id = add_name(name);
     pthread_mutex_unlock(&local_lock);
-    *id = nid;
     return 0;
 }
 

@@ -18,7 +18,6 @@
 
 struct pt_attach pt_att[PT_MAX_ATTACH];
 _Atomic uint64_t pt_att_mask;
-PT_API _Atomic uint8_t pt_want[PT_ID_MAX + 1];
 struct pt_thread pt_threads[PT_MAX_THREADS];
 uint32_t pt_pid;
 
@@ -26,7 +25,7 @@ uint32_t pt_pid;
  * __tls_get_addr call on the recording path. */
 static __thread uint32_t tls_index __attribute__((tls_model("initial-exec")));
 static pthread_key_t exit_key;
-static pthread_mutex_t att_lock = PTHREAD_MUTEX_INITIALIZER;
+pthread_mutex_t pt_att_lock = PTHREAD_MUTEX_INITIALIZER;
 static int have_membarrier;
 static _Atomic uint32_t claim_hint;
 
@@ -78,20 +77,27 @@ uint32_t pt_thread_index(void)
     return tls_index;
 }
 
-/* Recompute pt_want from the attachments' running flags and filter copies.
- * Racing updates are serialized; a writer may see a mix of old and new words
- * for an instant, like a filter change racing with any event. */
+/* Recompute the ON bits of pt_want from the attachments' running flags and
+ * filter copies, a word (8 types) at a time: bits that go on are set before
+ * bits that go off are cleared, so a type some stream keeps taking never
+ * reads 0, and the doorbell bits are left alone. Racing updates are serialized. */
 void pt_want_update(void)
 {
     static pthread_mutex_t want_lock = PTHREAD_MUTEX_INITIALIZER;
     pthread_mutex_lock(&want_lock);
-    for (uint32_t id = 0; id <= PT_ID_MAX; id++) {
-        uint8_t v = 0;
-        for (uint32_t i = 0; i < PT_MAX_ATTACH && !v; i++) {
-            if (atomic_load(&pt_att[i].shm) != NULL && atomic_load(&pt_att[i].running))
-                v = !((atomic_load(&pt_att[i].filter[id / 64]) >> (id % 64)) & 1);
+    for (uint32_t w = 0; w < PT_WANT_BYTES / 8; w++) {
+        uint64_t on = 0;
+        for (uint32_t k = 0; k < 8; k++) {
+            uint32_t id = w * 8 + k;
+            uint8_t v = 0;
+            for (uint32_t i = 0; i < PT_MAX_ATTACH && !v && id <= PT_ID_MAX; i++) {
+                if (atomic_load(&pt_att[i].shm) != NULL && atomic_load(&pt_att[i].running))
+                    v = !((atomic_load(&pt_att[i].filter[id / 64]) >> (id % 64)) & 1);
+            }
+            on |= (uint64_t)v << (8 * k);
         }
-        atomic_store_explicit(&pt_want[id], v, memory_order_relaxed);
+        __atomic_fetch_or(&PT_INBOX->want.w[w], on, __ATOMIC_RELAXED);
+        __atomic_fetch_and(&PT_INBOX->want.w[w], on | ~PT_WANT_ONS, __ATOMIC_RELAXED);
     }
     pthread_mutex_unlock(&want_lock);
 }
@@ -116,25 +122,20 @@ void pt_thread_release_slots(struct pt_thread *t)
     atomic_fetch_sub_explicit(&t->nest, 1, memory_order_relaxed);
 }
 
-int pt_attach_add(struct pt_shm *shm, size_t size)
+/* Attachment idx (free) now stands for stream shm. pt_att_lock held. */
+void pt_attach_set(int idx, struct pt_shm *shm, size_t size, uint64_t key, int own)
 {
-    pthread_mutex_lock(&att_lock);
-    int idx = -1;
-    for (uint32_t i = 0; i < PT_MAX_ATTACH; i++) {
-        if (atomic_load(&pt_att[i].shm) == NULL) {
-            idx = (int)i;
-            pt_att[i].epoch++;
-            pt_att[i].map_size = size;
-            atomic_store(&pt_att[i].running, 0);
-            for (unsigned w = 0; w < PT_ID_SPACE / 64; w++)
-                atomic_store(&pt_att[i].filter[w], 0);
-            atomic_store_explicit(&pt_att[i].shm, shm, memory_order_release);
-            atomic_fetch_or(&pt_att_mask, UINT64_C(1) << i);
-            break;
-        }
-    }
-    pthread_mutex_unlock(&att_lock);
-    return idx;
+    struct pt_attach *a = &pt_att[idx];
+    a->epoch++;
+    a->map_size = size;
+    a->key = key;
+    a->own = own;
+    a->member = -1;
+    atomic_store(&a->running, 0);
+    for (unsigned w = 0; w < PT_ID_SPACE / 64; w++)
+        atomic_store(&a->filter[w], 0);
+    atomic_store_explicit(&a->shm, shm, memory_order_release);
+    atomic_fetch_or(&pt_att_mask, UINT64_C(1) << idx);
 }
 
 /* Wait until no other thread is inside the recording path. */
@@ -167,28 +168,45 @@ void pt_quiesce_writers(void)
     grace_period();
 }
 
-void pt_attach_remove(int idx)
+void pt_attach_remove_locked(int idx)
 {
-    pthread_mutex_lock(&att_lock);
     atomic_fetch_and(&pt_att_mask, ~(UINT64_C(1) << idx));
     atomic_store(&pt_att[idx].running, 0);
     atomic_store_explicit(&pt_att[idx].shm, NULL, memory_order_release);
     pt_want_update();
     grace_period();
-    pthread_mutex_unlock(&att_lock);
+}
+
+/* A stream this process created goes: its attachment and inbox entry. */
+void pt_attach_remove(int idx)
+{
+    pthread_mutex_lock(&pt_att_lock);
+    pt_attach_remove_locked(idx);
+    pt_inbox_free(idx);
+    pthread_mutex_unlock(&pt_att_lock);
+}
+
+/* Before exec: the new image takes new slots; ours become orphans that the
+ * reader drains and frees. Other threads vanish with the exec. */
+void pt_release_all_slots(void)
+{
+    for (uint32_t k = 0; k < PT_MAX_THREADS - 1; k++) {
+        if (atomic_load(&pt_threads[k].used))
+            pt_thread_release_slots(&pt_threads[k]);
+    }
 }
 
 static void atfork_prepare(void)
 {
     pt_names_lock_local();
-    pthread_mutex_lock(&att_lock);
+    pthread_mutex_lock(&pt_att_lock);
     pt_handles_atfork_prepare();
 }
 
 static void atfork_parent(void)
 {
     pt_handles_atfork_parent();
-    pthread_mutex_unlock(&att_lock);
+    pthread_mutex_unlock(&pt_att_lock);
     pt_names_unlock_local();
 }
 
@@ -197,6 +215,7 @@ static void atfork_parent(void)
  * with the child's pid in fresh writer slots. */
 static void atfork_child(void)
 {
+    pt_inbox_fork_private();
     pt_pid = (uint32_t)getpid();
     uint32_t self = tls_index;
     for (uint32_t k = 0; k < PT_MAX_THREADS; k++) {
@@ -216,8 +235,10 @@ static void atfork_child(void)
         }
     }
     pt_want_update();
+    pt_inbox_atfork_child();
+    pt_keeper_atfork_child();
     pt_handles_atfork_child();
-    pthread_mutex_unlock(&att_lock);
+    pthread_mutex_unlock(&pt_att_lock);
     pt_names_unlock_local();
 }
 
@@ -234,4 +255,5 @@ __attribute__((constructor)) void pt_process_init(void)
     if (q > 0 && (q & MEMBARRIER_CMD_PRIVATE_EXPEDITED) &&
         syscall(SYS_membarrier, MEMBARRIER_CMD_REGISTER_PRIVATE_EXPEDITED, 0, 0) == 0)
         have_membarrier = 1;
+    pt_inbox_init();
 }

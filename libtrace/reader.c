@@ -152,8 +152,13 @@ static int peek(struct pt_handle *h, uint32_t i, struct pt_peek *p)
                 return 0;
             }
         }
-        if (PT_COMMIT_TYPE(commit) == PT_REC_PENDING)
+        if (PT_COMMIT_TYPE(commit) == PT_REC_PENDING) {
+            if (atomic_load_explicit(&sl->state, memory_order_acquire) == PT_SLOT_ORPHAN) {
+                pt_chain_abandon_pending(h, i); /* its writer died mid-record */
+                continue;
+            }
             return PEEK_PENDING; /* p->rec.ts was copied after the acquire load */
+        }
         if (!pt_chain_rec_sane(s, commit, &p->rec, r->off) && PT_COMMIT_TYPE(commit) != PT_REC_END) {
             skip_chunk(h, i);
             continue;
@@ -231,7 +236,7 @@ static void deliver_synth(struct pt_handle *h, struct posix_trace_event_info *ev
         memcpy(data, e->data, n);
     memset(ev, 0, sizeof *ev);
     ev->posix_event_id = e->id;
-    ev->posix_pid = (pid_t)h->shm->creator_pid;
+    ev->posix_pid = (pid_t)h->shm->target_pid;
     pt_ns_to_ts(report_ns(h, e->ns), &ev->posix_timestamp);
     ev->posix_truncation_status = n < e->len ? POSIX_TRACE_TRUNCATED_READ
                                              : POSIX_TRACE_NOT_TRUNCATED;
@@ -326,6 +331,8 @@ static int try_read(struct pt_handle *h, struct posix_trace_event_info *ev, void
                 bp = p;
             }
         }
+        if (busy)
+            pt_reap_dead_writers(h); /* a writer mid-record may have died */
         if (best != PT_NONE && busy && (busy_ts == 0 || (int64_t)(busy_ts - bp.rec.ts) < 0))
             best = PT_NONE; /* an earlier-stamped record is still being written */
         uint32_t st = atomic_load(&s->state);
@@ -347,6 +354,7 @@ static int try_read(struct pt_handle *h, struct posix_trace_event_info *ev, void
             queue_losses(h, pt_realtime_ns());
         if (h->nsynth > h->synth_pos)
             continue;
+        pt_reap_dead_writers(h);
         return 0;
     }
     return 0;

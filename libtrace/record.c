@@ -121,6 +121,10 @@ static struct pt_rec *rec_at_pos(struct pt_shm *s, uint64_t pos)
 /* Close the current chunk and continue in a new one. False: no space. */
 static bool switch_chunk(struct pt_shm *s, struct pt_slot *sl, uint64_t ts)
 {
+    if (unlikely(pt_ctrl_dead(s))) {
+        pt_inbox_ring_self(); /* the next event detaches the stream */
+        return false;
+    }
     uint32_t c = pt_pool_pop(s);
     if (c == PT_NONE && s->stream_policy == POSIX_TRACE_LOOP)
         c = steal_oldest(s);
@@ -243,6 +247,34 @@ static bool write_event(struct pt_shm *s, struct pt_slot *sl, trace_event_id_t i
     return true;
 }
 
+/* An orphan's writer may have died in the middle of a record (its process
+ * was killed, or exec'd while another thread recorded): a record announced
+ * but never committed is withdrawn and counted lost; one committed before
+ * its writer could advance wpos is kept. The chunk switch that follows
+ * closes the chain at the position fixed here. */
+static void adopt_fixup(struct pt_shm *s, struct pt_slot *sl)
+{
+    if (sl->wchunk >= s->nchunks || sl->wend == 0)
+        return;
+    uint64_t base = pt_chunk_data_off(s, sl->wchunk);
+    for (int n = 0; n < 2; n++) {
+        if (sl->wpos < base || sl->wpos + PT_END_BYTES > base + pt_chunk_room(s) + PT_END_BYTES)
+            return;
+        struct pt_rec *r = rec_at_pos(s, sl->wpos);
+        uint32_t c = atomic_load_explicit(&r->commit, memory_order_acquire);
+        if (PT_COMMIT_TYPE(c) == PT_REC_PENDING) {
+            if (atomic_compare_exchange_strong(&r->commit, &c, 0))
+                pt_note_loss(s, 1, 0);
+            return;
+        }
+        if (c == 0 || (PT_COMMIT_TYPE(c) != PT_REC_EVENT && PT_COMMIT_TYPE(c) != PT_REC_ANCHOR))
+            return;
+        if (!pt_chain_rec_sane(s, c, r, (uint32_t)(sl->wpos - base)))
+            return;
+        sl->wpos += PT_COMMIT_SIZE(c); /* committed, wpos not yet moved */
+    }
+}
+
 static struct pt_slot *acquire_slot(struct pt_shm *s, struct pt_thread *t, uint32_t att,
                                     uint32_t level)
 {
@@ -255,7 +287,10 @@ static struct pt_slot *acquire_slot(struct pt_shm *s, struct pt_thread *t, uint3
                 !atomic_compare_exchange_strong(&sl->state, &st, PT_SLOT_OWNED))
                 continue;
             atomic_fetch_add_explicit(&sl->gen, 1, memory_order_relaxed);
+            if (want == PT_SLOT_ORPHAN)
+                adopt_fixup(s, sl);
             sl->pid = pt_pid;
+            sl->pid_start = pt_start;
             sl->thread = (uint64_t)pthread_self();
             if (want == PT_SLOT_FREE)
                 sl->wchunk = PT_NONE;
@@ -425,6 +460,8 @@ __attribute__((noinline)) static void event_general(trace_event_id_t id, const v
 __attribute__((noinline)) static void event_wanted(trace_event_id_t id, const void *data,
                                                    size_t len, uint64_t addr)
 {
+    if (unlikely(pt_want_load(id) & PT_WANT_BELL))
+        pt_inbox_refresh(false); /* a controller posted or changed a stream */
     uint64_t mask = atomic_load_explicit(&pt_att_mask, memory_order_relaxed);
     uint32_t ti = pt_thread_index();
     if (unlikely(ti == 0 || mask == 0 || (mask & (mask - 1)) != 0)) {
@@ -455,7 +492,7 @@ PT_API __attribute__((aligned(64))) void posix_trace_event(trace_event_id_t id, 
 {
     uint64_t addr;
     if (likely(id <= PT_ID_MAX)) {
-        if (likely(atomic_load_explicit(&pt_want[id], memory_order_relaxed) == 0))
+        if (likely(pt_want_load(id) == 0))
             return;
         addr = (uint64_t)(uintptr_t)__builtin_return_address(0);
         event_wanted(id, data, data ? len : 0, addr);
@@ -471,8 +508,49 @@ PT_API __attribute__((aligned(64))) void posix_trace_event(trace_event_id_t id, 
 PT_API void posixtrace_sys_event(trace_event_id_t id, const void *data, size_t len,
                                  const void *prog_addr)
 {
-    if (id < 8 || id >= PT_SYS_EVENTS ||
-        atomic_load_explicit(&pt_want[id], memory_order_relaxed) == 0)
+    if (id < 8 || id >= PT_SYS_EVENTS || pt_want_load(id) == 0)
         return;
+    if (unlikely(pt_want_load(id) & PT_WANT_BELL))
+        pt_inbox_refresh(false);
     event_general(id, data, data ? len : 0, (uint64_t)(uintptr_t)prog_addr, PT_REC_SYS);
+}
+
+/* A controller's own system events (START, STOP, FILTER) into a stream it
+ * does not record into: a slot of its own, taken at the first one. */
+void pt_record_ctl(struct pt_shm *s, uint32_t *slot, uint32_t pid, trace_event_id_t id,
+                   const void *data, size_t len, uint64_t addr, unsigned flags)
+{
+    uint32_t st = atomic_load(&s->state);
+    if (st != PT_ST_RUNNING && !(flags & PT_REC_FORCE && st == PT_ST_SUSPENDED))
+        return;
+    if ((atomic_load(&s->filter[id >> 6]) >> (id & 63)) & 1)
+        return;
+    if (*slot == PT_NONE) {
+        for (uint32_t i = PT_NSLOTS; i-- > 0 && *slot == PT_NONE;) {
+            struct pt_slot *sl = &pt_slots(s)[i];
+            uint32_t free_ = PT_SLOT_FREE;
+            if (!atomic_compare_exchange_strong(&sl->state, &free_, PT_SLOT_OWNED))
+                continue;
+            atomic_fetch_add(&sl->gen, 1);
+            sl->pid = pid;
+            sl->pid_start = 0; /* no process of its own: reap.c leaves it alone */
+            sl->thread = 0;
+            sl->wchunk = PT_NONE;
+            sl->wend = 0;
+            uint32_t hwm = atomic_load(&s->slots_hwm);
+            while (hwm < i + 1 && !atomic_compare_exchange_weak(&s->slots_hwm, &hwm, i + 1))
+                ;
+            *slot = i;
+        }
+        if (*slot == PT_NONE) {
+            pt_note_loss(s, 1, EAGAIN);
+            return;
+        }
+    }
+    struct pt_slot *sl = &pt_slots(s)[*slot];
+    if (len > PT_SYS_DATA_MAX)
+        len = PT_SYS_DATA_MAX;
+    if (!write_event(s, sl, id, pt_ticks(s->clock_mode), data, (uint32_t)len, addr, 0))
+        pt_note_loss(s, 1, 0);
+    pt_wake_readers(s);
 }

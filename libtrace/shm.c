@@ -4,6 +4,7 @@
 #include <string.h>
 #include <fcntl.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <unistd.h>
 
 #define PT_PAGE 4096u
@@ -48,15 +49,21 @@ void pt_geometry(const trace_attr_t *a, struct pt_geometry *g)
     g->total = align_up(hdr + slots, PT_PAGE) + names + (uint64_t)g->nchunks * cs;
 }
 
-static int init_names_lock(struct pt_shm *s)
+static int init_robust(pthread_mutex_t *m)
 {
     pthread_mutexattr_t ma;
     pthread_mutexattr_init(&ma);
     pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
     pthread_mutexattr_setrobust(&ma, PTHREAD_MUTEX_ROBUST);
-    int rc = pthread_mutex_init(&s->names_lock, &ma);
+    int rc = pthread_mutex_init(m, &ma);
     pthread_mutexattr_destroy(&ma);
     return rc;
+}
+
+static int init_names_lock(struct pt_shm *s)
+{
+    int rc = init_robust(&s->names_lock);
+    return rc != 0 ? rc : init_robust(&s->ctrl_alive);
 }
 
 static void init_header(struct pt_shm *s, const trace_attr_t *a, const struct pt_geometry *g,
@@ -73,6 +80,12 @@ static void init_header(struct pt_shm *s, const trace_attr_t *a, const struct pt
     s->chunks_off = s->names_off + align_up((uint64_t)PT_ID_SPACE * sizeof(struct pt_name),
                                             PT_PAGE);
     s->creator_pid = (uint32_t)pt_pid;
+    s->ctrl_pid = (uint32_t)pt_pid;
+    s->ctrl_start = pt_start;
+    s->target_pid = (uint32_t)pt_pid;
+    s->target_start = pt_start;
+    if (getrandom(&s->key, sizeof s->key, GRND_NONBLOCK) != (ssize_t)sizeof s->key)
+        s->key = pt_rdtsc() ^ ((uint64_t)pt_pid << 32) ^ (uint64_t)(uintptr_t)s;
     s->nslots = PT_NSLOTS;
     s->ticks_per_ns = s->clock_mode == PT_CLOCK_TSC ? pt_clock_ticks_per_ns() : 1.0;
     s->mono0_ns = pt_monotonic_ns();

@@ -25,7 +25,7 @@
 #include <trace.h>
 
 #define PT_SHM_MAGIC    UINT64_C(0x314d485343525450) /* "PTRCSHM1" little-endian */
-#define PT_SHM_VERSION  1u
+#define PT_SHM_VERSION  2u
 #define PT_NSLOTS       256u
 #define PT_NEST         4u
 #define PT_NONE         UINT32_MAX
@@ -89,7 +89,8 @@ struct pt_slot {
     uint8_t pad0_[4];
     /* line 1: the reader's (and LOOP stealers', by CAS) */
     _Atomic uint64_t rhead;    /* (tag << 32) | chunk being read */
-    uint8_t pad1_[56];
+    uint64_t pid_start;        /* the writer process's start time (reap.c), set on acquisition */
+    uint8_t pad1_[48];
 };
 
 struct pt_name {
@@ -100,6 +101,18 @@ struct pt_name {
 #define PT_STEAL_ONE   (UINT64_C(1) << 40)
 #define PT_STEAL_RECS(v) ((v) & (PT_STEAL_ONE - 1))
 #define PT_STEAL_COUNT(v) ((v) >> 40)
+
+/* A process recording into the stream (other than through its creator's own
+ * calls): the controller rings its inbox doorbell when start, stop, the
+ * filter or shutdown change what it must record (inbox.c, remote.c). */
+#define PT_MAX_MEMBERS 256u
+struct pt_member {
+    _Atomic uint32_t state;    /* 0 free, 1 being set, 2 valid */
+    uint32_t pid;
+    uint64_t start;
+    int32_t inbox_fd;          /* its inbox memfd, as numbered in that process */
+    uint32_t pad_;
+};
 
 enum { PT_ST_SUSPENDED = 0, PT_ST_RUNNING = 1, PT_ST_FULL = 2, PT_ST_SHUTDOWN = 3 };
 enum { PT_CLOCK_TSC = 1, PT_CLOCK_REALTIME = 2 };
@@ -125,6 +138,15 @@ struct pt_shm {
     uint64_t stream_size, max_data, log_size;
     int32_t stream_policy, log_policy, inheritance, has_log;
     pthread_mutex_t names_lock; /* process-shared, robust */
+    /* tracing other processes (doc/design.md, "Other processes") */
+    uint64_t key;              /* random: tells this stream from any other */
+    uint32_t target_pid;       /* the process the stream was created for */
+    uint32_t ctrl_pid;         /* the controller (creator) */
+    uint64_t target_start, ctrl_start; /* their start times (/proc/<pid>/stat) */
+    int32_t ctrl_fd;           /* the stream's memfd in the controller */
+    uint32_t watched;          /* 1: ctrl_alive is held while the controller lives */
+    pthread_mutex_t ctrl_alive; /* robust; held by the controller's keeper thread */
+    alignas(PT_CACHELINE) struct pt_member members[PT_MAX_MEMBERS];
     alignas(PT_CACHELINE) _Atomic uint32_t state;
     _Atomic uint32_t overrun;
     _Atomic uint32_t error_pending;

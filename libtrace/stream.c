@@ -15,38 +15,92 @@ static int attr_ok(const trace_attr_t *a)
            a->__stream_size <= PT_MAX_STREAM_SIZE && a->__max_data_size <= PT_MAX_MAX_DATA;
 }
 
-static int check_target(pid_t pid)
+/* The process a new stream is for: this one, or another (remote). */
+struct pt_target {
+    int remote;
+    pid_t pid;
+    uint64_t start;
+    struct pt_inbox *ib;      /* its inbox; NULL: the library is not loaded in it */
+};
+
+static int check_target(pid_t pid, struct pt_target *t)
 {
+    memset(t, 0, sizeof *t);
     if (pid == 0 || (uint32_t)pid == pt_pid)
         return 0;
     if (pid < 0)
         return ESRCH;
     if (kill(pid, 0) != 0)
         return errno == EPERM ? EPERM : ESRCH;
-    /* Another process: tracing it needs the cross-process registry
-     * (doc/design.md, "What comes next"). */
-    return EPERM;
+    t->remote = 1;
+    t->pid = pid;
+    int rc = pt_remote_find_inbox(pid, &t->start, &t->ib);
+    if (rc == ENOENT) { /* no libposixtrace in it: it records nothing (semantics.md) */
+        t->ib = NULL;
+        rc = 0;
+    }
+    return rc;
+}
+
+/* Processes other than this one may record into s (a forked child, or the
+ * target): they must learn that this controller died. */
+static int watch(struct pt_shm *s, const struct pt_target *t)
+{
+    if (!t->remote && s->inheritance != POSIX_TRACE_INHERITED)
+        return 0;
+    int rc = pt_keeper_hold(&s->ctrl_alive);
+    if (rc == 0)
+        s->watched = 1;
+    return rc == 0 ? 0 : EAGAIN;
+}
+
+static int attach_target(struct pt_shm *s, size_t size, int mfd, const struct pt_target *t,
+                         int *att)
+{
+    *att = -1;
+    if (!t->remote) {
+        pt_names_lock_local();
+        pt_names_init_stream(s);
+        int idx = pt_inbox_add_own(s, size, mfd);
+        pt_names_unlock_local();
+        if (idx < 0)
+            return EAGAIN;
+        *att = idx;
+        return 0;
+    }
+    pt_names_init_sys(s);
+    s->target_pid = (uint32_t)t->pid;
+    s->target_start = t->start;
+    s->ctrl_fd = mfd;
+    return t->ib != NULL ? pt_remote_post(t->ib, s, mfd, size) : 0;
 }
 
 /* Create a stream traced by this process; with a log when fd >= 0. */
-static int create_stream(const trace_attr_t *attr, int fd, trace_id_t *trid)
+static int create_stream(const trace_attr_t *attr, int fd, const struct pt_target *t,
+                         trace_id_t *trid)
 {
     if (pt_handle_count() >= TRACE_SYS_MAX)
         return EAGAIN;
     struct pt_shm *s;
     size_t size;
-    int mfd, rc = pt_shm_create(attr, fd >= 0, &s, &size, &mfd);
+    int att, mfd, rc = pt_shm_create(attr, fd >= 0, &s, &size, &mfd);
     if (rc != 0)
         return rc;
-    pt_names_lock_local();
-    pt_names_init_stream(s);
-    int att = pt_attach_add(s, size);
-    pt_names_unlock_local();
+    s->ctrl_fd = mfd;
+    rc = watch(s, t);
+    if (rc == 0 && (rc = attach_target(s, size, mfd, t, &att)) != 0 && s->watched)
+        pt_keeper_release(&s->ctrl_alive);
+    if (rc != 0) {
+        pt_shm_unmap(s, size);
+        close(mfd);
+        return rc;
+    }
     struct pt_handle *h = NULL;
-    if (att < 0)
-        rc = EAGAIN;
-    else if ((rc = pt_handle_new(s, size, mfd, att, trid, &h)) != 0)
-        pt_attach_remove(att);
+    if ((rc = pt_handle_new(s, size, mfd, att, trid, &h)) != 0) {
+        atomic_store(&s->state, PT_ST_SHUTDOWN); /* a posted target lets go */
+        if (att >= 0)
+            pt_attach_remove(att);
+    }
     if (rc == 0 && fd >= 0) {
         rc = pt_flush_open(h, fd);
         if (rc == 0 && s->stream_policy == POSIX_TRACE_FLUSH)
@@ -54,14 +108,29 @@ static int create_stream(const trace_attr_t *attr, int fd, trace_id_t *trid)
         if (rc != 0) {
             if (h->log != NULL)
                 pt_flush_close(h);
-            pt_attach_remove(att);
+            atomic_store(&s->state, PT_ST_SHUTDOWN);
+            if (att >= 0)
+                pt_attach_remove(att);
             pt_handle_destroy(h);
         }
     }
     if (rc != 0) {
+        if (s->watched)
+            pt_keeper_release(&s->ctrl_alive);
         pt_shm_unmap(s, size);
         close(mfd);
     }
+    return rc;
+}
+
+static int create_for(pid_t pid, const trace_attr_t *attr, int fd, trace_id_t *trid)
+{
+    struct pt_target t;
+    int rc = check_target(pid, &t);
+    if (rc == 0)
+        rc = create_stream(attr, fd, &t, trid);
+    if (t.ib != NULL)
+        pt_remote_close_inbox(t.ib);
     return rc;
 }
 
@@ -77,8 +146,7 @@ PT_API int posix_trace_create(pid_t pid, const trace_attr_t *restrict attr,
     }
     if (!attr_ok(attr) || attr->__stream_policy == POSIX_TRACE_FLUSH)
         return EINVAL;
-    int rc = check_target(pid);
-    return rc != 0 ? rc : create_stream(attr, -1, trid);
+    return create_for(pid, attr, -1, trid);
 }
 
 PT_API int posix_trace_create_withlog(pid_t pid, const trace_attr_t *restrict attr, int fd,
@@ -96,9 +164,7 @@ PT_API int posix_trace_create_withlog(pid_t pid, const trace_attr_t *restrict at
     if (!(a.__flags & PT_ATTR_POLICY_SET))
         a.__stream_policy = POSIX_TRACE_FLUSH; /* the default with a log */
     int rc = pt_logw_check_fd(fd, a.__log_policy);
-    if (rc == 0)
-        rc = check_target(pid);
-    return rc != 0 ? rc : create_stream(&a, fd, trid);
+    return rc != 0 ? rc : create_for(pid, &a, fd, trid);
 }
 
 PT_API int posix_trace_flush(trace_id_t trid)
@@ -119,6 +185,27 @@ void pt_stream_filter(struct pt_shm *s, trace_event_set_t *f)
         f->__bits[w] = atomic_load_explicit(&s->filter[w], memory_order_relaxed);
 }
 
+/* A controller call's system event: through this process's attachment when
+ * it traces itself, else through the controller's own slot. */
+static void ctl_event(struct pt_handle *h, trace_event_id_t id, const void *d, size_t len,
+                      uint64_t addr, unsigned flags)
+{
+    if (h->att >= 0)
+        pt_record(h->shm, h->att, id, d, len, addr, flags);
+    else
+        pt_record_ctl(h->shm, &h->ctl_slot, h->shm->target_pid, id, d, len, addr, flags);
+}
+
+/* The state or filter changed: this process's copies, then everyone else's. */
+static void changed(struct pt_handle *h)
+{
+    if (h->att >= 0) {
+        atomic_store(&pt_att[h->att].running, atomic_load(&h->shm->state) == PT_ST_RUNNING);
+        pt_want_update();
+    }
+    pt_remote_ring_members(h->shm);
+}
+
 PT_API int posix_trace_start(trace_id_t trid)
 {
     struct pt_handle *h;
@@ -130,12 +217,11 @@ PT_API int posix_trace_start(trace_id_t trid)
     if (atomic_load(&s->state) == PT_ST_SUSPENDED) {
         trace_event_set_t f;
         pt_stream_filter(s, &f);
-        pt_record(s, h->att, POSIX_TRACE_START, &f, sizeof f,
+        ctl_event(h, POSIX_TRACE_START, &f, sizeof f,
                   (uint64_t)(uintptr_t)__builtin_return_address(0), PT_REC_FORCE);
         uint32_t susp = PT_ST_SUSPENDED;
         atomic_compare_exchange_strong(&s->state, &susp, PT_ST_RUNNING);
-        atomic_store(&pt_att[h->att].running, 1);
-        pt_want_update();
+        changed(h);
     }
     pthread_mutex_unlock(&h->mlock);
     pt_put(h);
@@ -148,10 +234,9 @@ static void stop_stream(struct pt_handle *h, uint64_t addr)
     pthread_mutex_lock(&h->mlock);
     uint32_t run = PT_ST_RUNNING;
     if (atomic_compare_exchange_strong(&s->state, &run, PT_ST_SUSPENDED)) {
-        atomic_store(&pt_att[h->att].running, 0);
-        pt_want_update();
+        changed(h);
         int aut = 0;
-        pt_record(s, h->att, POSIX_TRACE_STOP, &aut, sizeof aut, addr, PT_REC_FORCE);
+        ctl_event(h, POSIX_TRACE_STOP, &aut, sizeof aut, addr, PT_REC_FORCE);
     }
     pthread_mutex_unlock(&h->mlock);
 }
@@ -189,6 +274,9 @@ PT_API int posix_trace_shutdown(trace_id_t trid)
         pt_want_update();
     }
     atomic_store(&s->state, PT_ST_SHUTDOWN);
+    pt_remote_ring_members(s); /* the other processes let go of it */
+    if (s->watched)
+        pt_keeper_release(&s->ctrl_alive);
     atomic_fetch_add(&s->wake_seq, 1);
     pt_futex_wake(&s->wake_seq, 1 << 30);
     pt_handle_wait_last(h);
@@ -385,11 +473,12 @@ PT_API int posix_trace_set_filter(trace_id_t trid, const trace_event_set_t *set,
             v = both[0].__bits[w] & ~v;
         both[1].__bits[w] = v;
         atomic_store_explicit(&s->filter[w], v, memory_order_relaxed);
-        atomic_store_explicit(&pt_att[h->att].filter[w], v, memory_order_relaxed);
+        if (h->att >= 0)
+            atomic_store_explicit(&pt_att[h->att].filter[w], v, memory_order_relaxed);
     }
-    pt_want_update();
+    changed(h);
     if (atomic_load(&s->state) == PT_ST_RUNNING)
-        pt_record(s, h->att, POSIX_TRACE_FILTER, both, sizeof both,
+        ctl_event(h, POSIX_TRACE_FILTER, both, sizeof both,
                   (uint64_t)(uintptr_t)__builtin_return_address(0), 0);
     pthread_mutex_unlock(&h->mlock);
     pt_put(h);

@@ -1,0 +1,460 @@
+/*
+ * The inbox: how a controller in another process makes this process record
+ * into its streams (doc/design.md, "Other processes").
+ *
+ * Each process with the library loaded has one inbox, a memfd named
+ * "posixtrace-inbox" at a descriptor >= PT_INBOX_FD_MIN, mapped over the
+ * static object __posixtrace_want. A controller finds it through
+ * /proc/<pid>/fd (which needs ptrace-read permission: the EPERM rule), posts
+ * the stream in a free entry under the inbox lock and sets the doorbell bit
+ * of every want byte. The next recording call sees a non-zero byte, takes the
+ * slow path and calls pt_inbox_refresh(), which attaches the stream (opening
+ * it through /proc/<controller>/fd), detaches streams shut down or whose
+ * controller died, and reloads the running state and filter of the others.
+ *
+ * Entry i and attachment i go together: an attachment in use has a non-free
+ * entry. The inbox survives exec (its descriptor is inheritable while the
+ * process records into any stream) so that the new image, if it loads the
+ * library, attaches the same streams; forked children get an inbox of their
+ * own with the entries of the inherited streams.
+ */
+#include "internal.h"
+#include <dirent.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+PT_API union pt_inbox_mem __posixtrace_want __attribute__((aligned(4096)));
+uint64_t pt_start;
+static int inbox_ready;
+
+/* ---- the want bytes ---- */
+
+void pt_inbox_ring(struct pt_inbox *ib)
+{
+    for (unsigned w = 0; w < PT_WANT_BYTES / 8; w++)
+        __atomic_fetch_or(&ib->want.w[w], PT_WANT_BELLS, __ATOMIC_SEQ_CST);
+}
+
+void pt_inbox_ring_self(void)
+{
+    if (inbox_ready)
+        pt_inbox_ring(PT_INBOX);
+}
+
+static void clear_bells(void)
+{
+    for (unsigned w = 0; w < PT_WANT_BYTES / 8; w++)
+        __atomic_fetch_and(&PT_INBOX->want.w[w], ~PT_WANT_BELLS, __ATOMIC_SEQ_CST);
+}
+
+int pt_inbox_lock(struct pt_inbox *ib)
+{
+    struct timespec dl;
+    clock_gettime(CLOCK_REALTIME, &dl);
+    dl.tv_sec += 2; /* a hostile or stuck owner must not hang a controller */
+    int rc = pthread_mutex_timedlock(&ib->lock, &dl);
+    if (rc == EOWNERDEAD) {
+        pthread_mutex_consistent(&ib->lock);
+        rc = 0;
+    }
+    return rc;
+}
+
+/* ---- creating and adopting the inbox ---- */
+
+static int init_lock(pthread_mutex_t *m)
+{
+    pthread_mutexattr_t ma;
+    pthread_mutexattr_init(&ma);
+    pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
+    pthread_mutexattr_setrobust(&ma, PTHREAD_MUTEX_ROBUST);
+    int rc = pthread_mutex_init(m, &ma);
+    pthread_mutexattr_destroy(&ma);
+    return rc;
+}
+
+/* Map fd over the static inbox object. */
+static bool map_over(int fd)
+{
+    void *p = mmap(&__posixtrace_want, PT_INBOX_SIZE, PROT_READ | PROT_WRITE,
+                   MAP_SHARED | MAP_FIXED, fd, 0);
+    return p != MAP_FAILED;
+}
+
+/* A new inbox holding `tmpl` (the header and entries to start with), at
+ * descriptor `at` (replacing what is there: a forked child's copy of its
+ * parent's inbox) or at the first free one from PT_INBOX_FD_MIN. */
+static int create_inbox(const struct pt_inbox *tmpl, int at)
+{
+    int fd = memfd_create(PT_INBOX_NAME, MFD_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    int hi = at >= 0 ? dup3(fd, at, O_CLOEXEC) : fcntl(fd, F_DUPFD_CLOEXEC, PT_INBOX_FD_MIN);
+    if (hi >= 0) {
+        close(fd);
+        fd = hi;
+    }
+    fchmod(fd, 0600);
+    static union pt_inbox_mem buf; /* no malloc: this runs in fork children */
+    union pt_inbox_mem *m = &buf;
+    memset(m, 0, sizeof *m);
+    if (ftruncate(fd, PT_INBOX_SIZE) != 0) {
+        close(fd);
+        return -1;
+    }
+    if (tmpl != NULL)
+        m->ib = *tmpl;
+    else
+        memcpy(m->ib.want.b, pt_want, PT_WANT_BYTES);
+    m->ib.magic = PT_INBOX_MAGIC;
+    m->ib.version = 1;
+    m->ib.pid = pt_pid;
+    m->ib.start = pt_start;
+    m->ib.fd = fd;
+    m->ib.uid = (uint32_t)getuid();
+    init_lock(&m->ib.lock);
+    bool ok = pwrite(fd, m, sizeof *m, 0) == (ssize_t)sizeof *m;
+    if (!ok || !map_over(fd)) {
+        close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/* The inbox a former image of this process (exec), or a parent that exec'd
+ * us without forking through the library (vfork, posix_spawn), left open. */
+static int find_inherited(struct pt_inbox *copy)
+{
+    for (int fd = PT_INBOX_FD_MIN; fd < PT_INBOX_FD_MIN + 16; fd++) {
+        char path[64], link[128];
+        if (fcntl(fd, F_GETFD) < 0)
+            continue;
+        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
+        ssize_t n = readlink(path, link, sizeof link - 1);
+        if (n <= 0)
+            continue;
+        link[n] = '\0';
+        if (strncmp(link, "/memfd:" PT_INBOX_NAME, sizeof "/memfd:" PT_INBOX_NAME - 1) != 0)
+            continue;
+        if (pread(fd, copy, sizeof *copy, 0) == (ssize_t)sizeof *copy &&
+            copy->magic == PT_INBOX_MAGIC && copy->version == 1)
+            return fd;
+    }
+    return -1;
+}
+
+/* Keep the entries of streams children inherit; drop the others. */
+static void keep_inherited(struct pt_inbox *ib)
+{
+    memset(ib->want.b, 0, sizeof ib->want.b);
+    for (unsigned i = 0; i < PT_MAX_ATTACH; i++) {
+        if (atomic_load(&ib->ent[i].state) != PT_IE_POSTED ||
+            ib->ent[i].inherit != POSIX_TRACE_INHERITED)
+            memset(&ib->ent[i], 0, sizeof ib->ent[i]);
+    }
+    pt_inbox_ring(ib); /* attach them at the first event */
+}
+
+void pt_inbox_init(void)
+{
+    static struct pt_inbox found;
+    if (inbox_ready)
+        return;
+    if (pt_proc_stat(getpid(), NULL, &pt_start) != 0)
+        pt_start = 0;
+    int fd = find_inherited(&found);
+    if (fd >= 0 && found.pid == pt_pid && found.start == pt_start) {
+        /* our own, from before an exec: keep it, attach its streams */
+        fcntl(fd, F_SETFD, FD_CLOEXEC);
+        if (map_over(fd)) {
+            PT_INBOX->fd = fd;
+            memset(pt_want, 0, PT_WANT_BYTES);
+            inbox_ready = 1;
+            pt_inbox_refresh(true);
+            return;
+        }
+    }
+    if (fd >= 0) { /* a parent's: inherit its inherited streams */
+        keep_inherited(&found);
+        close(fd);
+        if (create_inbox(&found, -1) >= 0) {
+            inbox_ready = 1;
+            pt_inbox_refresh(true);
+        }
+        return;
+    }
+    inbox_ready = create_inbox(NULL, -1) >= 0;
+}
+
+/* First thing in a forked child: the page is still the parent's inbox,
+ * shared; make it a private copy before anything writes to it. */
+void pt_inbox_fork_private(void)
+{
+    if (!inbox_ready)
+        return;
+    static union pt_inbox_mem copy; /* no malloc: this runs in fork children */
+    memcpy(&copy, &__posixtrace_want, sizeof copy);
+    void *p = mmap(&__posixtrace_want, PT_INBOX_SIZE, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    if (p != MAP_FAILED)
+        memcpy(p, &copy, sizeof copy);
+}
+
+/* The forked child: a new inbox with the inherited streams' entries. The
+ * attachments themselves were kept or dropped by process.c's handler. */
+void pt_inbox_atfork_child(void)
+{
+    if (!inbox_ready)
+        return;
+    pt_proc_stat(getpid(), NULL, &pt_start);
+    struct pt_inbox copy = *PT_INBOX;
+    int old = copy.fd;
+    for (unsigned i = 0; i < PT_MAX_ATTACH; i++) {
+        if (atomic_load(&pt_att[i].shm) == NULL)
+            memset(&copy.ent[i], 0, sizeof copy.ent[i]);
+    }
+    /* not the parent's shared want bytes: ours */
+    for (unsigned id = 0; id < PT_WANT_BYTES; id++)
+        copy.want.b[id] &= PT_WANT_ON;
+    /* at the parent's number: a controller looking sees one or the other */
+    if (create_inbox(&copy, old) < 0) {
+        inbox_ready = 0; /* no inbox: stay with the private copy */
+        close(old);
+    }
+    for (unsigned i = 0; i < PT_MAX_ATTACH; i++) {
+        struct pt_shm *s = atomic_load(&pt_att[i].shm);
+        if (s == NULL)
+            continue;
+        pt_att[i].own = 0;
+        pt_att[i].member = -1;
+        pt_member_join(s, (int)i);
+    }
+}
+
+/* ---- entries ---- */
+
+static void set_inheritable(void)
+{
+    bool any = false;
+    for (unsigned i = 0; i < PT_MAX_ATTACH && !any; i++)
+        any = atomic_load(&PT_INBOX->ent[i].state) == PT_IE_POSTED;
+    int fl = fcntl(PT_INBOX->fd, F_GETFD);
+    if (fl >= 0)
+        fcntl(PT_INBOX->fd, F_SETFD, any ? fl & ~FD_CLOEXEC : fl | FD_CLOEXEC);
+}
+
+/* An entry and attachment for a stream this process created for itself. */
+int pt_inbox_add_own(struct pt_shm *s, size_t size, int fd)
+{
+    pthread_mutex_lock(&pt_att_lock);
+    int idx = -EAGAIN;
+    if (!inbox_ready || pt_inbox_lock(PT_INBOX) != 0) {
+        /* no inbox: still trace ourselves, in any free attachment */
+        for (unsigned i = 0; i < PT_MAX_ATTACH && idx < 0; i++)
+            if (atomic_load(&pt_att[i].shm) == NULL)
+                idx = (int)i;
+        if (idx >= 0)
+            pt_attach_set(idx, s, size, s->key, 1);
+        pthread_mutex_unlock(&pt_att_lock);
+        return idx;
+    }
+    for (unsigned i = 0; i < PT_MAX_ATTACH; i++) {
+        struct pt_inbox_ent *e = &PT_INBOX->ent[i];
+        if (atomic_load(&e->state) != PT_IE_FREE || atomic_load(&pt_att[i].shm) != NULL)
+            continue;
+        e->ctrl_fd = fd;
+        e->ctrl_pid = pt_pid;
+        e->ctrl_start = pt_start;
+        e->inherit = s->inheritance;
+        e->key = s->key;
+        e->size = size;
+        atomic_store(&e->state, PT_IE_POSTED);
+        pt_attach_set((int)i, s, size, s->key, 1);
+        idx = (int)i;
+        break;
+    }
+    pthread_mutex_unlock(&PT_INBOX->lock);
+    if (idx >= 0)
+        set_inheritable();
+    pthread_mutex_unlock(&pt_att_lock);
+    return idx;
+}
+
+/* Entry idx is free again (its attachment is gone). pt_att_lock held. */
+void pt_inbox_free(int idx)
+{
+    if (!inbox_ready)
+        return;
+    struct pt_inbox_ent *e = &PT_INBOX->ent[idx];
+    if (pt_inbox_lock(PT_INBOX) == 0) {
+        memset((char *)e + sizeof e->state, 0, sizeof *e - sizeof e->state);
+        atomic_store(&e->state, PT_IE_FREE);
+        pthread_mutex_unlock(&PT_INBOX->lock);
+    }
+    set_inheritable();
+}
+
+/* ---- membership: who the controller rings ---- */
+
+void pt_member_join(struct pt_shm *s, int att)
+{
+    if (!inbox_ready)
+        return;
+    for (unsigned m = 0; m < PT_MAX_MEMBERS; m++) {
+        uint32_t zero = 0;
+        if (atomic_load_explicit(&s->members[m].state, memory_order_relaxed) != 0 ||
+            !atomic_compare_exchange_strong(&s->members[m].state, &zero, 1))
+            continue;
+        s->members[m].pid = pt_pid;
+        s->members[m].start = pt_start;
+        s->members[m].inbox_fd = PT_INBOX->fd;
+        atomic_store(&s->members[m].state, 2);
+        pt_att[att].member = (int)m;
+        atomic_thread_fence(memory_order_seq_cst); /* then read state and filter */
+        return;
+    }
+}
+
+static void member_leave(struct pt_shm *s, int att)
+{
+    int m = pt_att[att].member;
+    if (m >= 0 && (unsigned)m < PT_MAX_MEMBERS && s->members[m].pid == pt_pid)
+        atomic_store(&s->members[m].state, 0);
+    pt_att[att].member = -1;
+}
+
+/* ---- answering the doorbell ---- */
+
+/* This process's copies of a stream's state and filter. */
+static void load_copies(int i, struct pt_shm *s)
+{
+    uint32_t st = atomic_load(&s->state);
+    for (unsigned w = 0; w < PT_ID_SPACE / 64; w++)
+        atomic_store(&pt_att[i].filter[w], atomic_load(&s->filter[w]));
+    atomic_store(&pt_att[i].running, st == PT_ST_RUNNING || st == PT_ST_FULL);
+}
+
+static struct pt_shm *open_stream(const struct pt_inbox_ent *e, size_t *size)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/proc/%u/fd/%d", e->ctrl_pid, e->ctrl_fd);
+    int fd = open(path, O_RDWR | O_CLOEXEC);
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    struct pt_shm *s = MAP_FAILED;
+    if (fstat(fd, &st) == 0 && (uint64_t)st.st_size == e->size &&
+        e->size >= sizeof(struct pt_shm) && e->size <= ((uint64_t)1 << 40))
+        s = mmap(NULL, e->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    close(fd);
+    if (s == MAP_FAILED)
+        return NULL;
+    if (s->magic != PT_SHM_MAGIC || s->version != PT_SHM_VERSION || s->key != e->key ||
+        s->total_size != e->size || s->nslots != PT_NSLOTS ||
+        atomic_load(&s->state) == PT_ST_SHUTDOWN || pt_ctrl_dead(s) ||
+        !pt_proc_alive((pid_t)e->ctrl_pid, e->ctrl_start)) {
+        munmap(s, e->size);
+        return NULL;
+    }
+    *size = e->size;
+    return s;
+}
+
+static void attach_entry(int i, const struct pt_inbox_ent *e)
+{
+    size_t size;
+    struct pt_shm *s = open_stream(e, &size);
+    if (s == NULL) {
+        pt_inbox_free(i);
+        return;
+    }
+    pt_names_register_all(s);
+    pt_attach_set(i, s, size, e->key, 0);
+    pt_member_join(s, i);
+    load_copies(i, s);
+}
+
+static void detach(int i)
+{
+    struct pt_shm *s = atomic_load(&pt_att[i].shm);
+    size_t size = pt_att[i].map_size;
+    member_leave(s, i);
+    pt_attach_remove_locked(i);
+    pt_shm_unmap(s, size);
+    pt_inbox_free(i);
+}
+
+static void refresh_locked(void)
+{
+    clear_bells();
+    if (pt_inbox_lock(PT_INBOX) != 0) {
+        pt_inbox_ring_self(); /* try again at a later event */
+        return;
+    }
+    struct pt_inbox_ent posted[PT_MAX_ATTACH];
+    for (unsigned i = 0; i < PT_MAX_ATTACH; i++) {
+        posted[i] = PT_INBOX->ent[i];
+        if (atomic_load(&PT_INBOX->ent[i].state) != PT_IE_POSTED)
+            atomic_store(&posted[i].state, PT_IE_FREE);
+    }
+    pthread_mutex_unlock(&PT_INBOX->lock);
+    for (unsigned i = 0; i < PT_MAX_ATTACH; i++) {
+        struct pt_shm *s = atomic_load(&pt_att[i].shm);
+        if (s != NULL && pt_att[i].own)
+            continue; /* its handle keeps it */
+        if (s == NULL) {
+            if (atomic_load(&posted[i].state) == PT_IE_POSTED)
+                attach_entry((int)i, &posted[i]);
+            continue;
+        }
+        if (atomic_load(&s->state) == PT_ST_SHUTDOWN || pt_ctrl_dead(s))
+            detach((int)i);
+        else
+            load_copies((int)i, s);
+    }
+    pt_want_update();
+}
+
+/* Answer the doorbell. From the recording path (wait false), give up if
+ * another thread (or the code this signal handler interrupted) is at it. */
+void pt_inbox_refresh(bool wait)
+{
+    if (!inbox_ready)
+        return;
+    /* lock order: names, then attachments (names.c) */
+    if (wait) {
+        pt_names_lock_local();
+        pthread_mutex_lock(&pt_att_lock);
+    } else if (pt_names_trylock_local() != 0) {
+        return;
+    } else if (pthread_mutex_trylock(&pt_att_lock) != 0) {
+        pt_names_unlock_local();
+        return;
+    }
+    int saved = errno;
+    refresh_locked();
+    errno = saved;
+    pthread_mutex_unlock(&pt_att_lock);
+    pt_names_unlock_local();
+}
+
+/* ---- exec ---- */
+
+/* Attach what is pending, and let the new image have the inbox (if the
+ * process records into any stream), with our slots given up. */
+void pt_inbox_before_exec(void)
+{
+    if (!inbox_ready)
+        return;
+    pt_inbox_refresh(true);
+    pt_release_all_slots();
+}
+
+void pt_inbox_after_exec_failed(void)
+{
+    /* nothing to undo: the slots are taken again by the next events */
+}
