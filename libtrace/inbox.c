@@ -338,16 +338,28 @@ static void load_copies(int i, struct pt_shm *s)
     atomic_store(&pt_att[i].running, st == PT_ST_RUNNING || st == PT_ST_FULL);
 }
 
+/* A memfd through /proc/<controller>/fd; a controller of another user (one
+ * with CAP_SYS_PTRACE) gives us a /dev/shm object made ours instead. */
+static int open_backing(const struct pt_inbox_ent *e)
+{
+    char path[128];
+    if (e->ctrl_fd >= 0) {
+        snprintf(path, sizeof path, "/proc/%u/fd/%d", e->ctrl_pid, e->ctrl_fd);
+        return open(path, O_RDWR | O_CLOEXEC);
+    }
+    pt_shm_name(e->ctrl_pid, e->ctrl_start, e->key, path, sizeof path);
+    return shm_open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0);
+}
+
 static struct pt_shm *open_stream(const struct pt_inbox_ent *e, size_t *size)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%u/fd/%d", e->ctrl_pid, e->ctrl_fd);
-    int fd = open(path, O_RDWR | O_CLOEXEC);
+    int fd = open_backing(e);
     if (fd < 0)
         return NULL;
     struct stat st;
     struct pt_shm *s = MAP_FAILED;
     if (fstat(fd, &st) == 0 && (uint64_t)st.st_size == e->size &&
+        (e->ctrl_fd >= 0 || (st.st_uid == getuid() && (st.st_mode & 077) == 0)) &&
         e->size >= sizeof(struct pt_shm) && e->size <= ((uint64_t)1 << 40))
         s = mmap(NULL, e->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     close(fd);
@@ -417,6 +429,7 @@ static void refresh_locked(void)
             load_copies((int)i, s);
     }
     pt_want_update();
+    set_inheritable();
 }
 
 /* Answer the doorbell. From the recording path (wait false), give up if

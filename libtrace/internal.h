@@ -195,7 +195,12 @@ struct pt_geometry {
     uint64_t total;
 };
 void pt_geometry(const trace_attr_t *a, struct pt_geometry *g);
-int  pt_shm_create(const trace_attr_t *a, int has_log, struct pt_shm **out, size_t *size, int *fd);
+struct pt_shm_owner { uid_t uid; gid_t gid; }; /* a named object for another user */
+int  pt_shm_create(const trace_attr_t *a, int has_log, const struct pt_shm_owner *o,
+                   struct pt_shm **out, size_t *size, int *fd);
+void pt_shm_close_backing(int named, uint64_t key, int fd);
+void pt_shm_name(uint32_t ctrl_pid, uint64_t ctrl_start, uint64_t key, char *buf, size_t n);
+void pt_shm_cleanup_stale(void);
 void pt_shm_unmap(struct pt_shm *s, size_t size);
 size_t pt_max_record(const struct pt_shm *s);
 

@@ -109,7 +109,7 @@ int pt_remote_post(struct pt_inbox *ib, struct pt_shm *s, int fd, size_t size)
         if (atomic_load(&e->state) != PT_IE_FREE)
             continue;
         atomic_store(&e->state, PT_IE_BUSY);
-        e->ctrl_fd = fd;
+        e->ctrl_fd = s->named ? -1 : fd;
         e->ctrl_pid = pt_pid;
         e->ctrl_start = pt_start;
         e->inherit = s->inheritance;

@@ -1,5 +1,6 @@
 /* Creating, laying out and unmapping the shared memory of one stream. */
 #include "internal.h"
+#include <dirent.h>
 #include <stdio.h>
 #include <string.h>
 #include <fcntl.h>
@@ -84,8 +85,7 @@ static void init_header(struct pt_shm *s, const trace_attr_t *a, const struct pt
     s->ctrl_start = pt_start;
     s->target_pid = (uint32_t)pt_pid;
     s->target_start = pt_start;
-    if (getrandom(&s->key, sizeof s->key, GRND_NONBLOCK) != (ssize_t)sizeof s->key)
-        s->key = pt_rdtsc() ^ ((uint64_t)pt_pid << 32) ^ (uint64_t)(uintptr_t)s;
+
     s->nslots = PT_NSLOTS;
     s->ticks_per_ns = s->clock_mode == PT_CLOCK_TSC ? pt_clock_ticks_per_ns() : 1.0;
     s->mono0_ns = pt_monotonic_ns();
@@ -110,33 +110,84 @@ static void init_header(struct pt_shm *s, const trace_attr_t *a, const struct pt
     pt_pool_init(s);
 }
 
-int pt_shm_create(const trace_attr_t *a, int has_log, struct pt_shm **out, size_t *size,
-                  int *fdp)
+/* The name under /dev/shm of a stream that a process of another user
+ * records into (a memfd can only be reached through /proc/<pid>/fd, which
+ * needs ptrace rights over the controller: doc/design.md). */
+void pt_shm_name(uint32_t ctrl_pid, uint64_t ctrl_start, uint64_t key, char *buf, size_t n)
+{
+    snprintf(buf, n, "/posixtrace-%u-%llu-%016llx", ctrl_pid, (unsigned long long)ctrl_start,
+             (unsigned long long)key);
+}
+
+/* Named streams of controllers that died without shutting them down. */
+void pt_shm_cleanup_stale(void)
+{
+    DIR *d = opendir("/dev/shm");
+    if (d == NULL)
+        return;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        unsigned pid;
+        unsigned long long start, key;
+        if (sscanf(e->d_name, "posixtrace-%u-%llu-%llx", &pid, &start, &key) == 3 &&
+            !pt_proc_alive((pid_t)pid, start)) {
+            char name[300];
+            snprintf(name, sizeof name, "/%.255s", e->d_name);
+            shm_unlink(name);
+        }
+    }
+    closedir(d);
+}
+
+static int open_backing(const struct pt_shm_owner *o, uint64_t key, const char *label)
+{
+    if (o == NULL)
+        return memfd_create(label, MFD_CLOEXEC);
+    char name[96];
+    pt_shm_cleanup_stale();
+    pt_shm_name(pt_pid, pt_start, key, name, sizeof name);
+    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if (fd >= 0 && fchown(fd, o->uid, o->gid) != 0) {
+        close(fd);
+        shm_unlink(name);
+        errno = EPERM;
+        return -1;
+    }
+    return fd;
+}
+
+int pt_shm_create(const trace_attr_t *a, int has_log, const struct pt_shm_owner *o,
+                  struct pt_shm **out, size_t *size, int *fdp)
 {
     struct pt_geometry g;
     pt_geometry(a, &g);
     char label[32 + TRACE_NAME_MAX];
     snprintf(label, sizeof label, "posixtrace:%.200s", a->__name);
-    int fd = memfd_create(label, MFD_CLOEXEC);
+    uint64_t key;
+    if (getrandom(&key, sizeof key, GRND_NONBLOCK) != (ssize_t)sizeof key)
+        key = pt_rdtsc() ^ ((uint64_t)pt_pid << 32);
+    int fd = open_backing(o, key, label);
     if (fd < 0)
-        return errno == EMFILE || errno == ENFILE ? EAGAIN : ENOMEM;
+        return errno == EMFILE || errno == ENFILE ? EAGAIN : errno == EPERM ? EPERM : ENOMEM;
     /* Reserve the memory now (the page calls stream-min-size memory
      * "reserved"): running out later would be SIGBUS in a traced program,
      * and page faults would land on the recording path. */
     if (ftruncate(fd, (off_t)g.total) != 0 || fallocate(fd, 0, 0, (off_t)g.total) != 0) {
-        close(fd);
+        pt_shm_close_backing(o != NULL, key, fd);
         return ENOMEM;
     }
     void *p = mmap(NULL, g.total, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_POPULATE, fd, 0);
     if (p == MAP_FAILED) {
-        close(fd);
+        pt_shm_close_backing(o != NULL, key, fd);
         return ENOMEM;
     }
     struct pt_shm *s = p;
     init_header(s, a, &g, has_log);
+    s->key = key;
+    s->named = o != NULL;
     if (init_names_lock(s) != 0) {
         munmap(p, g.total);
-        close(fd);
+        pt_shm_close_backing(o != NULL, key, fd);
         return ENOMEM;
     }
     s->magic = PT_SHM_MAGIC;
@@ -145,6 +196,17 @@ int pt_shm_create(const trace_attr_t *a, int has_log, struct pt_shm **out, size_
     *size = g.total;
     *fdp = fd;
     return 0;
+}
+
+/* Close a stream's backing object (and remove its name, if it has one). */
+void pt_shm_close_backing(int named, uint64_t key, int fd)
+{
+    if (named) {
+        char name[96];
+        pt_shm_name(pt_pid, pt_start, key, name, sizeof name);
+        shm_unlink(name);
+    }
+    close(fd);
 }
 
 void pt_shm_unmap(struct pt_shm *s, size_t size)

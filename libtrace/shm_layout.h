@@ -145,6 +145,8 @@ struct pt_shm {
     uint64_t target_start, ctrl_start; /* their start times (/proc/<pid>/stat) */
     int32_t ctrl_fd;           /* the stream's memfd in the controller */
     uint32_t watched;          /* 1: ctrl_alive is held while the controller lives */
+    uint32_t named;            /* 1: a /dev/shm object (pt_shm_name), not a memfd */
+    uint32_t pad_named_;
     pthread_mutex_t ctrl_alive; /* robust; held by the controller's keeper thread */
     alignas(PT_CACHELINE) struct pt_member members[PT_MAX_MEMBERS];
     alignas(PT_CACHELINE) _Atomic uint32_t state;

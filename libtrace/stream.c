@@ -6,6 +6,8 @@
 #include "logread.h"
 #include "logwrite.h"
 #include <signal.h>
+#include <stdio.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -20,6 +22,8 @@ struct pt_target {
     int remote;
     pid_t pid;
     uint64_t start;
+    uid_t uid;                /* its owner (real uid; the /proc entry's group) */
+    gid_t gid;
     struct pt_inbox *ib;      /* its inbox; NULL: the library is not loaded in it */
 };
 
@@ -35,6 +39,13 @@ static int check_target(pid_t pid, struct pt_target *t)
     t->remote = 1;
     t->pid = pid;
     int rc = pt_remote_find_inbox(pid, &t->start, &t->ib);
+    struct stat st;
+    char path[32];
+    snprintf(path, sizeof path, "/proc/%d", (int)pid);
+    if (rc == 0 && stat(path, &st) == 0) {
+        t->uid = st.st_uid; /* its effective ids */
+        t->gid = st.st_gid;
+    }
     if (rc == ENOENT) { /* no libposixtrace in it: it records nothing (semantics.md) */
         t->ib = NULL;
         rc = 0;
@@ -83,7 +94,10 @@ static int create_stream(const trace_attr_t *attr, int fd, const struct pt_targe
         return EAGAIN;
     struct pt_shm *s;
     size_t size;
-    int att, mfd, rc = pt_shm_create(attr, fd >= 0, &s, &size, &mfd);
+    /* a target of another user cannot open our memfd through /proc */
+    struct pt_shm_owner o = { t->uid, t->gid };
+    bool other = t->remote && t->ib != NULL && t->uid != geteuid();
+    int att, mfd, rc = pt_shm_create(attr, fd >= 0, other ? &o : NULL, &s, &size, &mfd);
     if (rc != 0)
         return rc;
     s->ctrl_fd = mfd;
@@ -92,7 +106,7 @@ static int create_stream(const trace_attr_t *attr, int fd, const struct pt_targe
         pt_keeper_release(&s->ctrl_alive);
     if (rc != 0) {
         pt_shm_unmap(s, size);
-        close(mfd);
+        pt_shm_close_backing(s->named, s->key, mfd);
         return rc;
     }
     struct pt_handle *h = NULL;
@@ -117,8 +131,10 @@ static int create_stream(const trace_attr_t *attr, int fd, const struct pt_targe
     if (rc != 0) {
         if (s->watched)
             pt_keeper_release(&s->ctrl_alive);
+        int named = s->named;
+        uint64_t key = s->key;
         pt_shm_unmap(s, size);
-        close(mfd);
+        pt_shm_close_backing(named, key, mfd);
     }
     return rc;
 }
@@ -284,8 +300,10 @@ PT_API int posix_trace_shutdown(trace_id_t trid)
         rc = pt_flush_close(h);
     if (h->att >= 0)
         pt_attach_remove(h->att);
+    int named = s->named;
+    uint64_t key = s->key;
     pt_shm_unmap(s, h->map_size);
-    close(h->fd);
+    pt_shm_close_backing(named, key, h->fd);
     pt_handle_destroy(h);
     return rc == ENOSPC || rc == EFBIG ? rc : 0;
 }
