@@ -458,9 +458,9 @@ __attribute__((noinline)) static void event_general(trace_event_id_t id, const v
 /* A wanted, valid event: one attached stream and an outermost call take the
  * straight path, anything else the general one. */
 __attribute__((noinline)) static void event_wanted(trace_event_id_t id, const void *data,
-                                                   size_t len, uint64_t addr)
+                                                   size_t len, uint64_t addr, uint8_t want)
 {
-    if (unlikely(pt_want_load(id) & PT_WANT_BELL))
+    if (unlikely(want & PT_WANT_BELL))
         pt_inbox_refresh(false); /* a controller posted or changed a stream */
     uint64_t mask = atomic_load_explicit(&pt_att_mask, memory_order_relaxed);
     uint32_t ti = pt_thread_index();
@@ -492,10 +492,11 @@ PT_API __attribute__((aligned(64))) void posix_trace_event(trace_event_id_t id, 
 {
     uint64_t addr;
     if (likely(id <= PT_ID_MAX)) {
-        if (likely(pt_want_load(id) == 0))
+        uint8_t want = pt_want_load(id);
+        if (likely(want == 0))
             return;
         addr = (uint64_t)(uintptr_t)__builtin_return_address(0);
-        event_wanted(id, data, data ? len : 0, addr);
+        event_wanted(id, data, data ? len : 0, addr, want);
         return;
     }
     if (atomic_load_explicit(&pt_att_mask, memory_order_relaxed) == 0)
