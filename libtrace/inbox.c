@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -85,6 +86,16 @@ static bool map_over(int fd)
     return p != MAP_FAILED;
 }
 
+/* Where the inbox descriptor goes: from PT_INBOX_FD_MIN, out of the way of
+ * the program's own descriptors, or near the top when the limit is lower. */
+static int fd_base(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur > PT_INBOX_FD_MIN + 16)
+        return PT_INBOX_FD_MIN;
+    return rl.rlim_cur > 3 + 16 ? (int)rl.rlim_cur - 16 : 3;
+}
+
 /* A new inbox holding `tmpl` (the header and entries to start with), at
  * descriptor `at` (replacing what is there: a forked child's copy of its
  * parent's inbox) or at the first free one from PT_INBOX_FD_MIN. */
@@ -93,7 +104,7 @@ static int create_inbox(const struct pt_inbox *tmpl, int at)
     int fd = memfd_create(PT_INBOX_NAME, MFD_CLOEXEC);
     if (fd < 0)
         return -1;
-    int hi = at >= 0 ? dup3(fd, at, O_CLOEXEC) : fcntl(fd, F_DUPFD_CLOEXEC, PT_INBOX_FD_MIN);
+    int hi = at >= 0 ? dup3(fd, at, O_CLOEXEC) : fcntl(fd, F_DUPFD_CLOEXEC, fd_base());
     if (hi >= 0) {
         close(fd);
         fd = hi;
@@ -129,7 +140,11 @@ static int create_inbox(const struct pt_inbox *tmpl, int at)
  * us without forking through the library (vfork, posix_spawn), left open. */
 static int find_inherited(struct pt_inbox *copy)
 {
-    for (int fd = PT_INBOX_FD_MIN; fd < PT_INBOX_FD_MIN + 16; fd++) {
+    int base = fd_base();
+    for (int k = 0; k < 32; k++) {
+        int fd = k < 16 ? PT_INBOX_FD_MIN + k : base + k - 16;
+        if (k >= 16 && base == PT_INBOX_FD_MIN)
+            break;
         char path[64], link[128];
         if (fcntl(fd, F_GETFD) < 0)
             continue;
