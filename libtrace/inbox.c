@@ -166,6 +166,7 @@ static int find_inherited(struct pt_inbox *copy)
 static void keep_inherited(struct pt_inbox *ib)
 {
     memset(ib->want.b, 0, sizeof ib->want.b);
+    memset(ib->names, 0, sizeof ib->names);
     for (unsigned i = 0; i < PT_MAX_ATTACH; i++) {
         if (atomic_load(&ib->ent[i].state) != PT_IE_POSTED ||
             ib->ent[i].inherit != POSIX_TRACE_INHERITED)
@@ -188,6 +189,7 @@ void pt_inbox_init(void)
         if (map_over(fd)) {
             PT_INBOX->fd = fd;
             memset(pt_want, 0, PT_WANT_BYTES);
+            memset(PT_INBOX->names, 0, sizeof PT_INBOX->names); /* the old image's */
             inbox_ready = 1;
             pt_inbox_refresh(true);
             return;
@@ -313,24 +315,51 @@ void pt_inbox_free(int idx)
     set_inheritable();
 }
 
+/* A user event name this process opened, for controllers to come. */
+void pt_inbox_publish_name(trace_event_id_t id, const char *name)
+{
+    uint32_t i = id - POSIX_TRACE_UNNAMED_USEREVENT - 1;
+    if (!inbox_ready || i >= TRACE_USER_EVENT_MAX)
+        return;
+    struct pt_name *n = &PT_INBOX->names[i];
+    size_t len = strnlen(name, TRACE_EVENT_NAME_MAX);
+    memcpy(n->name, name, len);
+    n->name[len] = '\0';
+    atomic_store_explicit(&n->valid, 1, memory_order_release);
+}
+
 /* ---- membership: who the controller rings ---- */
+
+/* Claim member entry m if it is free, or (reclaim) held by a process that
+ * is gone; an entry of ours from before an exec is taken over as it is. */
+static bool claim_member(struct pt_shm *s, unsigned m, bool reclaim)
+{
+    struct pt_member *mb = &s->members[m];
+    uint32_t st = atomic_load(&mb->state);
+    if (st == 2 && mb->pid == pt_pid && mb->start == pt_start)
+        return atomic_compare_exchange_strong(&mb->state, &st, 1);
+    if (st == 2 && reclaim && !pt_proc_alive((pid_t)mb->pid, mb->start))
+        return atomic_compare_exchange_strong(&mb->state, &st, 1);
+    uint32_t zero = 0;
+    return !reclaim && st == 0 && atomic_compare_exchange_strong(&mb->state, &zero, 1);
+}
 
 void pt_member_join(struct pt_shm *s, int att)
 {
     if (!inbox_ready)
         return;
-    for (unsigned m = 0; m < PT_MAX_MEMBERS; m++) {
-        uint32_t zero = 0;
-        if (atomic_load_explicit(&s->members[m].state, memory_order_relaxed) != 0 ||
-            !atomic_compare_exchange_strong(&s->members[m].state, &zero, 1))
-            continue;
-        s->members[m].pid = pt_pid;
-        s->members[m].start = pt_start;
-        s->members[m].inbox_fd = PT_INBOX->fd;
-        atomic_store(&s->members[m].state, 2);
-        pt_att[att].member = (int)m;
-        atomic_thread_fence(memory_order_seq_cst); /* then read state and filter */
-        return;
+    for (int pass = 0; pass < 2; pass++) {
+        for (unsigned m = 0; m < PT_MAX_MEMBERS; m++) {
+            if (!claim_member(s, m, pass == 1))
+                continue;
+            s->members[m].pid = pt_pid;
+            s->members[m].start = pt_start;
+            s->members[m].inbox_fd = PT_INBOX->fd;
+            atomic_store(&s->members[m].state, 2);
+            pt_att[att].member = (int)m;
+            atomic_thread_fence(memory_order_seq_cst); /* then read state and filter */
+            return;
+        }
     }
 }
 

@@ -109,7 +109,7 @@ bool pt_proc_alive(pid_t pid, uint64_t start);
 #define PT_WANT_BELL    2u                         /* the inbox changed: look */
 #define PT_WANT_ONS     UINT64_C(0x0101010101010101)
 #define PT_WANT_BELLS   UINT64_C(0x0202020202020202)
-#define PT_INBOX_SIZE   8192u
+#define PT_INBOX_SIZE   81920u
 #define PT_INBOX_MAGIC  UINT64_C(0x3158424e49525450) /* "PTRINBX1" */
 #define PT_INBOX_FD_MIN 1000                       /* its descriptor: the first free from here */
 #define PT_INBOX_NAME   "posixtrace-inbox"
@@ -137,6 +137,9 @@ struct pt_inbox {
     uint32_t uid;
     pthread_mutex_t lock;     /* robust, process-shared: entry allocation */
     alignas(64) struct pt_inbox_ent ent[PT_MAX_ATTACH];
+    /* this process's user event names, by id - 257: a controller creating a
+     * stream for it copies them ("stored for future trace streams") */
+    struct pt_name names[TRACE_USER_EVENT_MAX];
 };
 union pt_inbox_mem {
     struct pt_inbox ib;
@@ -162,6 +165,8 @@ void pt_inbox_free(int idx);                      /* pt_att_lock held */
 int  pt_inbox_lock(struct pt_inbox *ib);
 void pt_inbox_ring(struct pt_inbox *ib);
 void pt_member_join(struct pt_shm *s, int att);
+void pt_inbox_publish_name(trace_event_id_t id, const char *name);
+void pt_names_copy_from(struct pt_shm *s, const struct pt_inbox *ib); /* names.c */
 
 /* ---- remote.c: the controller side ---- */
 int  pt_remote_open_inbox(pid_t pid, uint64_t start, int fdno, struct pt_inbox **ib);

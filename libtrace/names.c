@@ -78,6 +78,22 @@ static bool id_free(struct pt_shm *s, trace_event_id_t id)
 }
 
 
+/* A new stream for another process gets the names that process opened
+ * (read from its inbox: untrusted, each checked). */
+void pt_names_copy_from(struct pt_shm *s, const struct pt_inbox *ib)
+{
+    for (uint32_t i = 0; i < TRACE_USER_EVENT_MAX; i++) {
+        const struct pt_name *n = &ib->names[i];
+        char buf[TRACE_EVENT_NAME_MAX + 1];
+        if (!atomic_load_explicit(&n->valid, memory_order_acquire))
+            continue;
+        memcpy(buf, n->name, sizeof buf);
+        buf[TRACE_EVENT_NAME_MAX] = '\0';
+        if (buf[0] != '\0')
+            set_name(s, POSIX_TRACE_UNNAMED_USEREVENT + 1 + i, buf);
+    }
+}
+
 /* A stream this process starts recording into (another process's) gets
  * this process's names at their ids; local_lock held. A name whose id the
  * stream already gives another name keeps its place in this process only
@@ -139,6 +155,7 @@ static trace_event_id_t add_name(const char *name)
         strcpy(local_names[i], name);
         local_valid[i] = 1;
         local_count++;
+        pt_inbox_publish_name(nid, name);
         for (unsigned k = 0; k < n; k++)
             if (id_free(ss[k], nid))
                 set_name(ss[k], nid, name);
@@ -195,9 +212,11 @@ int pt_stream_eventid_open(struct pt_shm *s, const char *name, trace_event_id_t 
         pthread_mutex_unlock(&s->names_lock);
         return 0;
     }
+    /* from the top down: the traced process allocates its own names from
+     * the bottom up, and registers them here when it attaches */
     struct pt_name *t = pt_names(s);
     *id = POSIX_TRACE_UNNAMED_USEREVENT;
-    for (trace_event_id_t i = POSIX_TRACE_UNNAMED_USEREVENT + 1; i <= PT_ID_MAX; i++) {
+    for (trace_event_id_t i = PT_ID_MAX; i > POSIX_TRACE_UNNAMED_USEREVENT; i--) {
         if (!atomic_load_explicit(&t[i].valid, memory_order_relaxed)) {
             set_name(s, i, name);
             *id = i;

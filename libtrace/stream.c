@@ -80,6 +80,8 @@ static int attach_target(struct pt_shm *s, size_t size, int mfd, const struct pt
         return 0;
     }
     pt_names_init_sys(s);
+    if (t->ib != NULL)
+        pt_names_copy_from(s, t->ib);
     s->target_pid = (uint32_t)t->pid;
     s->target_start = t->start;
     s->ctrl_fd = mfd;
