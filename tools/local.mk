@@ -1,2 +1,64 @@
 # posixtrace-run and posixtrace-dump, and their test programs.
 # Included from the top-level Makefile.am.
+
+# Shared by both tools (ptools.h): reading, decoding, filtering, formatting.
+noinst_LTLIBRARIES += tools/libptools.la
+tools_libptools_la_SOURCES = \
+	tools/ptools.h \
+	tools/readloop.h \
+	tools/names.c \
+	tools/decode.c \
+	tools/fmt_value.c \
+	tools/fmt_escape.c \
+	tools/fmt_text.c \
+	tools/fmt_json.c \
+	tools/fmt_chrome.c \
+	tools/filter_spec.c \
+	tools/summary.c \
+	tools/symbolize.c \
+	tools/sink.c \
+	tools/readloop.c \
+	tools/util.c
+tools_libptools_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
+
+TOOLS_LDADD = tools/libptools.la libtrace/libposixtrace.la $(GLIB_LIBS)
+
+bin_PROGRAMS += tools/posixtrace-dump
+tools_posixtrace_dump_SOURCES = \
+	tools/dump.h \
+	tools/dump_main.c \
+	tools/dump_info.c \
+	tools/dump_damage.c
+tools_posixtrace_dump_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
+tools_posixtrace_dump_LDADD = $(TOOLS_LDADD)
+
+EXTRA_DIST += tools/README.md
+
+bin_PROGRAMS += tools/posixtrace-run
+tools_posixtrace_run_SOURCES = \
+	tools/run.h \
+	tools/run_main.c \
+	tools/run_opts.c \
+	tools/run_attr.c \
+	tools/run_launch.c \
+	tools/run_signals.c \
+	tools/run_session.c \
+	tools/run_report.c
+tools_posixtrace_run_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DPOSIXTRACE_PRELOAD_PATH='"$(libdir)/libposixtrace-preload.so"'
+tools_posixtrace_run_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
+tools_posixtrace_run_LDADD = $(TOOLS_LDADD)
+
+# ---- Tests of the tools (tests/test_tools*.py) --------------------------------
+check_PROGRAMS += tests/t200_tools_target
+tests_t200_tools_target_SOURCES = tests/t200_tools_target.c tests/tcommon.h
+tests_t200_tools_target_LDADD = $(TEST_LDADD)
+tests_t200_tools_target_LDFLAGS = $(TEST_LDFLAGS)
+
+EXTRA_DIST += \
+	tests/test_tools.py \
+	tests/test_tools_shim.py
+
+# ---- Man pages and documentation ---------------------------------------------
+dist_man1_MANS = tools/posixtrace-run.1 tools/posixtrace-dump.1
+EXTRA_DIST += doc/tools.md doc/json-schema.md

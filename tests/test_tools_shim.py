@@ -1,0 +1,167 @@
+"""posixtrace-run and posixtrace-dump over unmodified programs, with the
+interposition shim preloaded (issue 6 end to end): shell pipelines, a
+forking server, python3, make.  Skipped when the shim is not built, or is
+built with sanitizers (an ASan shim cannot be preloaded into programs built
+without ASan).
+
+Pages: posix_trace_create.3p.txt (a stream for the child), the Inherit
+option (posix_trace_attr_setinherited.3p.txt: children followed).  Formats:
+doc/tools.md, doc/json-schema.md; events: doc/events.md.
+"""
+import json
+import os
+import re
+import shutil
+import subprocess
+
+import pytest
+
+from conftest import builddir
+from test_tools import (TIMEOUT, check_chrome, check_json_event, events, json_lines, sh,
+                        tdump, tool)
+
+
+def shim():
+    return os.path.join(builddir(), "preload", ".libs", "libposixtrace-preload.so")
+
+
+def shim_usable():
+    p = shim()
+    if not os.path.exists(p):
+        return "the shim is not built (%s)" % p
+    try:
+        dyn = subprocess.run(["readelf", "-d", p], stdout=subprocess.PIPE, timeout=30).stdout
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    if b"libasan" in dyn or b"libubsan" in dyn:
+        return "the shim is built with sanitizers"
+    return None
+
+
+pytestmark = pytest.mark.skipif(shim_usable() is not None, reason=str(shim_usable()))
+
+ENV = {"POSIXTRACE_PRELOAD": shim()}
+# Debian's python3 (the one on PATH may be a wrapper script, e.g. pyenv's)
+PY = "/usr/bin/python3"
+
+
+def trun(*args, rc=0, **kw):
+    return sh([tool("posixtrace-run")] + list(args), rc=rc, env=ENV, **kw)
+
+
+def test_shell_pipeline(tmp_path):
+    """sh -c 'a | b > file': the shell, both sides of the pipe and the exec'd
+    tr are traced with their own pids; the output file is what it is without
+    tracing; the shim's calls are decoded (write's buffer, open's path)."""
+    out = tmp_path / "out"
+    cmd = "echo hello | tr a-z A-Z > %s" % out
+    p = trun("sh", "-c", cmd)
+    assert out.read_text() == "HELLO\n"
+    evs = events(p.err)
+    names = [e[0] for e in evs]
+    assert "posixtrace:process_start" in names
+    assert len({e[3] for e in evs}) >= 3, p.err  # sh, and the two sides of the pipe
+    assert any(e[0] == "posixtrace:write" and 'buf="hello\\n"' in e[1] for e in evs), p.err
+    assert any(e[0] == "posixtrace:exec" and '"/usr/bin/tr"' in e[1] for e in evs), p.err
+
+
+def test_python3_errno():
+    """python3: a failed open shows = -1 ENOENT (No such file or directory)
+    with its duration; the exit status is the program's."""
+    p = trun(PY, "-c", "import sys\ntry: open('/nonexistent/x')\nexcept OSError: sys.exit(5)",
+             rc=5)
+    lines = [l for l in p.err.splitlines() if "posixtrace:open(" in l and "/nonexistent/x" in l]
+    assert lines, p.err
+    assert re.search(r"\) = -1 ENOENT \(No such file or directory\) <\d+\.\d{6}>$", lines[0]), lines[0]
+
+
+def test_make(tmp_path):
+    """make runs a recipe through the shell: every process is followed."""
+    (tmp_path / "Makefile").write_text("all:\n\tcat Makefile > copy\n")
+    p = trun("make", "-s", "-C", str(tmp_path))
+    assert (tmp_path / "copy").read_text() == (tmp_path / "Makefile").read_text()
+    evs = events(p.err)
+    execs = [e for e in evs if e[0] == "posixtrace:exec"]
+    assert any('"cat"' in e[1] for e in execs), p.err
+
+
+SERVER = r"""
+import os, socket, sys
+s = socket.socket()
+s.bind(("127.0.0.1", 0))
+s.listen(8)
+port = s.getsockname()[1]
+for i in range(3):
+    if os.fork() == 0:           # a client
+        c = socket.create_connection(("127.0.0.1", port))
+        c.sendall(b"ping %d" % i)
+        c.recv(16)
+        os._exit(0)
+for i in range(3):               # the server: a child per connection
+    conn, _ = s.accept()
+    if os.fork() == 0:
+        conn.sendall(conn.recv(16).upper())
+        os._exit(0)
+    conn.close()
+for i in range(6):
+    os.wait()
+print("served")
+"""
+
+
+def test_forking_server(tmp_path):
+    """A forking server: the server, its clients and its per-connection
+    children are traced (7 pids); a -o log read back with posixtrace-dump
+    gives the same in JSON (parsed, keys per doc/json-schema.md) and Chrome
+    trace form, and -c counts match the events."""
+    log = tmp_path / "srv.ptl"
+    script = tmp_path / "srv.py"
+    script.write_text(SERVER)
+    p = trun("-o", str(log), PY, str(script))
+    assert p.out == "served\n"
+    m = re.search(r"^posixtrace-run: (\d+) events in .*, 0 lost$", p.err, re.M)
+    assert m, p.err
+    js = json_lines(tdump("-f", "json", str(log)).out)
+    assert len(js) == int(m.group(1))
+    for e in js:
+        check_json_event(e)
+    assert len({e["pid"] for e in js}) == 7
+    calls = [e for e in js if e["kind"] == "call"]
+    assert calls and all(isinstance(e["args"], dict) for e in calls)
+    doc = json.loads(tdump("-f", "chrome", str(log)).out)
+    check_chrome(doc)
+    slices = [e for e in doc["traceEvents"] if e["ph"] == "X"]
+    assert len(slices) == sum(1 for e in calls if e["duration_ns"] is not None)
+    out = tdump("-c", str(log)).out
+    rows = {l.split()[-1]: int(l.split()[3]) for l in out.splitlines()
+            if re.match(r"^\s*\d+\.\d\d ", l) and not l.endswith(" total")}
+    want = {}
+    for e in js:
+        want[e["event"]] = want.get(e["event"], 0) + 1
+    assert rows == want
+
+
+def test_output_identical(tmp_path):
+    """cat of a binary file: the same bytes on a pipe and in a file, traced
+    or not."""
+    src = tmp_path / "src"
+    src.write_bytes(bytes(range(256)) * 1000)
+    direct = sh(["cat", str(src)]).stdout
+    traced = trun("-q", "cat", str(src)).stdout
+    assert traced == direct == src.read_bytes()
+    dst = tmp_path / "dst"
+    with open(dst, "wb") as fp:
+        trun("-q", "cat", str(src), stdout=fp)
+    assert dst.read_bytes() == direct
+
+
+def test_filter_classes():
+    """-e file: only file calls; -e '!file': none of them."""
+    p = trun("-e", "file", "cat", "/etc/hostname")
+    names = {e[0] for e in events(p.err)}
+    assert names and all(re.match(r"posixtrace:(open|close|read|write|fopen|fclose|fdopen|"
+                                  r"copy_file_range|sendfile|lseek|dup|pipe)", n) or
+                         n.startswith("posix_trace_") for n in names), names
+    p = trun("-e", "!file", "cat", "/etc/hostname")
+    names = {e[0] for e in events(p.err)}
+    assert "posixtrace:open" not in names and "posixtrace:process_start" in names

@@ -1,0 +1,14 @@
+/* posixtrace-dump: the trace analyzer (dump_*.c). */
+#ifndef POSIXTRACE_DUMP_H
+#define POSIXTRACE_DUMP_H
+
+#include "ptools.h"
+
+/* --info: what a log says about itself (dump_info.c). */
+void dump_info(FILE *fp, const char *path, trace_id_t trid);
+/* Damage of an opened log: 0 if none is known, else writes a message
+ * (where reading stopped) and returns 1 (dump_damage.c). */
+int dump_damage(const char *path, int fd, trace_id_t trid, const struct pt_sink *k,
+                uint64_t events_before);
+
+#endif

@@ -1,0 +1,203 @@
+/*
+ * The text form of an event: one line, strace-like.
+ *   TIME PID/TID NAME(ARG=VALUE, ...) = RET [ERRNO (message)] <DURATION> [@ADDRESS]
+ */
+#include "ptools.h"
+
+#include <string.h>
+#include <time.h>
+
+void pt_fmt_time(GString *s, const struct pt_out *o, int64_t ns)
+{
+    if (o->timefmt == PT_TIME_NONE)
+        return;
+    if (o->timefmt == PT_TIME_EPOCH) {
+        int64_t sec = ns >= 0 ? ns / 1000000000 : -((-ns + 999999999) / 1000000000);
+        g_string_append_printf(s, "%" G_GINT64_FORMAT ".%09" G_GINT64_FORMAT " ", (gint64)sec,
+                               (gint64)(ns - sec * 1000000000));
+    } else if (o->timefmt == PT_TIME_ABS) {
+        time_t t = (time_t)(ns / 1000000000);
+        struct tm tm;
+        localtime_r(&t, &tm);
+        g_string_append_printf(s, "%02d:%02d:%02d.%06d ", tm.tm_hour, tm.tm_min, tm.tm_sec,
+                               (int)(ns % 1000000000 / 1000));
+    } else {
+        int64_t d = ns - o->t0;
+        const char *sign = d < 0 ? "-" : "";
+        if (d < 0)
+            d = -d;
+        g_string_append_printf(s, "%s%" G_GINT64_FORMAT ".%06" G_GINT64_FORMAT " ", sign,
+                               (gint64)(d / 1000000000), (gint64)(d % 1000000000 / 1000));
+    }
+}
+
+static void argv_text(GString *s, const struct pt_field *f)
+{
+    const unsigned char *p = f->p, *end = f->p + f->n;
+    g_string_append_c(s, '[');
+    for (int first = 1; p < end; first = 0) {
+        const unsigned char *z = memchr(p, '\0', (size_t)(end - p));
+        size_t n = z != NULL ? (size_t)(z - p) : (size_t)(end - p);
+        if (!first)
+            g_string_append(s, ", ");
+        pt_esc_c(s, p, n, 0, z == NULL);
+        p += n + (z != NULL);
+    }
+    g_string_append_c(s, ']');
+    if (f->short_read)
+        g_string_append(s, "...");
+}
+
+static void addrs_text(GString *s, const struct pt_out *o, const struct pt_event *e,
+                       const struct pt_field *f)
+{
+    g_string_append_c(s, '[');
+    for (uint32_t i = 0; i + 8 <= f->n; i += 8) {
+        uint64_t a;
+        memcpy(&a, f->p + i, 8);
+        if (i)
+            g_string_append(s, ", ");
+        if (o->sym != NULL)
+            pt_sym_addr(o->sym, s, e->info.posix_pid, a);
+        else
+            g_string_append_printf(s, "%#" G_GINT64_MODIFIER "x", (guint64)a);
+    }
+    g_string_append_c(s, ']');
+}
+
+static void field_text(GString *s, const struct pt_out *o, const struct pt_event *e,
+                       const struct pt_field *f)
+{
+    int cut = f->short_read || (e->hdr.flags & POSIXTRACE_CALL_DATA_CUT);
+    switch (f->type) {
+    case POSIXTRACE_F_STR: pt_esc_c(s, f->p, f->n, 0, f->short_read); break;
+    case POSIXTRACE_F_BUF: pt_esc_c(s, f->p, f->n, o->strsize, cut); break;
+    case POSIXTRACE_F_ARGV: argv_text(s, f); break;
+    case POSIXTRACE_F_SOCKADDR: pt_fmt_sockaddr(s, f->p, f->n); break;
+    case POSIXTRACE_F_ADDRS: addrs_text(s, o, e, f); break;
+    default:
+        if (f->type < POSIXTRACE_F_VARIABLE) {
+            pt_fmt_fixed(s, f->type, f->u);
+        } else { /* POSIXTRACE_F_BYTES and unknown variable types */
+            g_string_append(s, "x'");
+            pt_hex(s, f->p, f->n);
+            g_string_append_c(s, '\'');
+        }
+    }
+}
+
+static void user_text(GString *s, const struct pt_out *o, const unsigned char *p, size_t n)
+{
+    if (n == 0)
+        return;
+    if (pt_is_text(p, n)) {
+        pt_esc_c(s, p, p[n - 1] == '\0' ? n - 1 : n, o->strsize, 0);
+    } else {
+        g_string_append(s, "x'");
+        pt_hex(s, p, n);
+        g_string_append_c(s, '\'');
+    }
+}
+
+static void predef_text(GString *s, const struct pt_event *e)
+{
+    char b[32];
+    int iv;
+    uint64_t u;
+    switch (e->id) {
+    case POSIX_TRACE_STOP:
+        if (e->len >= sizeof iv) {
+            memcpy(&iv, e->data, sizeof iv);
+            g_string_append_printf(s, "auto=%d", iv);
+        }
+        break;
+    case POSIX_TRACE_OVERFLOW:
+        if (e->len >= sizeof u) {
+            memcpy(&u, e->data, sizeof u);
+            g_string_append_printf(s, "lost=%" G_GUINT64_FORMAT, (guint64)u);
+        }
+        break;
+    case POSIX_TRACE_ERROR:
+        if (e->len >= sizeof iv) {
+            memcpy(&iv, e->data, sizeof iv);
+            g_string_append_printf(s, "error=%s", pt_errno_name(iv, b, sizeof b));
+        }
+        break;
+    default:
+        break;
+    }
+}
+
+void pt_text_args(GString *s, const struct pt_out *o, const struct pt_event *e)
+{
+    switch (e->kind) {
+    case PT_K_PREDEF: predef_text(s, e); break;
+    case PT_K_USER: user_text(s, o, e->data, e->len); break;
+    case PT_K_SYS:
+        if (e->len) {
+            g_string_append(s, "x'");
+            pt_hex(s, e->data, e->len);
+            g_string_append_c(s, '\'');
+        }
+        break;
+    case PT_K_CALL:
+        for (unsigned i = 0, k = 0; i < e->desc->nfields && i < POSIXTRACE_MAX_FIELDS; i++) {
+            if (!e->f[i].present)
+                continue;
+            g_string_append_printf(s, "%s%s=", k++ ? ", " : "", e->f[i].name);
+            field_text(s, o, e, &e->f[i]);
+        }
+        if (e->cut)
+            g_string_append(s, e->nfields ? ", ..." : "...");
+        break;
+    }
+}
+
+static void result_text(GString *s, const struct pt_event *e)
+{
+    char b[32];
+    if (!pt_call_returns(e)) {
+        g_string_append(s, " = ?");
+        return;
+    }
+    if (e->hdr.ret > (int64_t)0xffffffff)
+        g_string_append_printf(s, " = %#" G_GINT64_MODIFIER "x", (guint64)e->hdr.ret);
+    else
+        g_string_append_printf(s, " = %" G_GINT64_FORMAT, (gint64)e->hdr.ret);
+    if (e->hdr.err != 0)
+        g_string_append_printf(s, " %s (%s)", pt_errno_name(e->hdr.err, b, sizeof b),
+                               pt_strerror(e->hdr.err));
+    g_string_append_printf(s, " <%" G_GUINT64_FORMAT ".%06" G_GUINT64_FORMAT ">",
+                           (guint64)(e->hdr.duration_ns / 1000000000),
+                           (guint64)(e->hdr.duration_ns % 1000000000 / 1000));
+}
+
+void pt_text_event(struct pt_out *o, const struct pt_event *e)
+{
+    GString *s = g_string_sized_new(256);
+    pt_fmt_time(s, o, e->ts_ns);
+    if (e->tid >= 0)
+        g_string_append_printf(s, "%ld/%" G_GINT64_FORMAT " ", (long)e->info.posix_pid,
+                               (gint64)e->tid);
+    else
+        g_string_append_printf(s, "%ld ", (long)e->info.posix_pid);
+    g_string_append(s, e->name);
+    g_string_append_c(s, '(');
+    pt_text_args(s, o, e);
+    g_string_append_c(s, ')');
+    if (e->kind == PT_K_CALL)
+        result_text(s, e);
+    if (e->info.posix_truncation_status != POSIX_TRACE_NOT_TRUNCATED)
+        g_string_append(s, e->info.posix_truncation_status == POSIX_TRACE_TRUNCATED_RECORD
+                               ? " [truncated]" : " [truncated read]");
+    if (o->show_addr && e->info.posix_prog_address != NULL) {
+        g_string_append(s, " @");
+        if (o->sym != NULL)
+            pt_sym_addr(o->sym, s, e->info.posix_pid, (uint64_t)(uintptr_t)e->info.posix_prog_address);
+        else
+            g_string_append_printf(s, "%p", e->info.posix_prog_address);
+    }
+    g_string_append_c(s, '\n');
+    fwrite(s->str, 1, s->len, o->fp);
+    g_string_free(s, TRUE);
+}

@@ -1,0 +1,209 @@
+/*
+ * ptools.h -- what posixtrace-run and posixtrace-dump share: reading events
+ * from a trace stream (live or a log) through the standard API, decoding
+ * them, filtering them, and writing them out (text, JSON Lines, Chrome trace,
+ * summary table).
+ *
+ * Map (one concept per file):
+ *   names.c        event-type names of a stream, cached (posix_trace_eventid_get_name)
+ *   decode.c       an event's payload -> struct pt_event (generic, from posixtrace_event_desc)
+ *   fmt_value.c    symbolic names of field values (flags, signals, errno, sockaddr...)
+ *   fmt_escape.c   C-style and JSON escaping of byte strings
+ *   fmt_text.c     the one-line text form (strace-like)
+ *   fmt_json.c     JSON Lines
+ *   fmt_chrome.c   Chrome Trace Event JSON
+ *   filter_spec.c  -e SPEC -> a set of event ids
+ *   summary.c      -c: the table per event type
+ *   symbolize.c    program addresses -> module+offset, function, file:line
+ *   sink.c         filtering (pid, tid, time window, event set) and dispatch
+ *   readloop.c     reading a stream with the getnext family into a sink
+ *   util.c         sizes, times, messages
+ */
+#ifndef POSIXTRACE_PTOOLS_H
+#define POSIXTRACE_PTOOLS_H
+
+#include <glib.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <trace.h>
+#include <posixtrace/events.h>
+
+#define PT_SYS_FIRST 8u                /* first id of the shim's system events */
+#define PT_ID_MAX 1280u               /* highest valid event type id */
+#define PT_DATA_MAX (65536 + 4096)    /* larger than any event's data */
+
+/* ---- names.c ---- */
+struct pt_names {
+    trace_id_t trid;
+    char *name[PT_ID_MAX + 1];        /* g_strdup'ed, NULL: not looked up yet */
+};
+void pt_names_init(struct pt_names *n, trace_id_t trid);
+void pt_names_clear(struct pt_names *n);
+/* The name of id in the stream ("?" + id when the stream has none). */
+const char *pt_names_get(struct pt_names *n, trace_event_id_t id);
+
+/* ---- decode.c ---- */
+struct pt_field {
+    const char *name;
+    int type;                  /* enum posixtrace_ftype, or an unknown value */
+    uint64_t u;                /* fixed fields */
+    const unsigned char *p;    /* variable fields: bytes (inside the event data) */
+    uint32_t n;                /* variable fields: byte count present */
+    int short_read;            /* variable field cut by the end of the payload */
+    int present;               /* 0: the payload ended before this field */
+};
+
+enum pt_kind { PT_K_PREDEF, PT_K_CALL, PT_K_SYS, PT_K_USER };
+
+struct pt_event {
+    struct posix_trace_event_info info;
+    int64_t ts_ns;             /* CLOCK_REALTIME ns */
+    trace_event_id_t id;
+    const char *name;
+    const unsigned char *data;
+    size_t len;
+    enum pt_kind kind;
+    /* PT_K_CALL: a system event with a call header and a descriptor */
+    const struct posixtrace_event_desc *desc;
+    struct posixtrace_call_hdr hdr;
+    unsigned nfields;          /* fields present (<= desc->nfields) */
+    struct pt_field f[POSIXTRACE_MAX_FIELDS];
+    int cut;                   /* the payload ended before the last field */
+    int64_t tid;               /* kernel tid: from the call header, or learned; -1 unknown */
+};
+/* Fills e from what getnext returned (info, data, len); names from n. */
+void pt_decode(struct pt_event *e, struct pt_names *n, const struct posix_trace_event_info *info,
+               const unsigned char *data, size_t len);
+#ifndef POSIXTRACE_CALL_ENTRY
+#define POSIXTRACE_CALL_ENTRY 4u
+#endif
+/* Whether a call event has an outcome (ret, errno, duration): not for calls
+ * recorded before they happen (exec, exit) or at entry only (vfork). */
+int pt_call_returns(const struct pt_event *e);
+/* Start time of a call event (ts - duration for calls that return). */
+int64_t pt_event_start_ns(const struct pt_event *e);
+/* The pthread_t -> kernel tid map learned from call events. */
+void pt_tidmap_learn(pid_t pid, pthread_t th, int64_t tid);
+int64_t pt_tidmap_get(pid_t pid, pthread_t th);
+void pt_tidmap_free(void);
+
+/* ---- fmt_value.c ---- */
+/* Appends the symbolic form of a fixed field value of type t. */
+void pt_fmt_fixed(GString *s, int type, uint64_t v);
+/* errno name ("ENOENT"), or "E<n>". */
+const char *pt_errno_name(int e, char *buf, size_t size);
+const char *pt_signal_name(int sig, char *buf, size_t size);
+/* struct sockaddr bytes -> "AF_INET 127.0.0.1:80" and the like. */
+void pt_fmt_sockaddr(GString *s, const unsigned char *p, size_t n);
+/* Whether a fixed type is shown as a JSON number (else a string). */
+int pt_fixed_is_number(int type);
+
+/* ---- fmt_escape.c ---- */
+/* C-like escaped string in quotes, at most max bytes then "..." (max 0: no limit). */
+void pt_esc_c(GString *s, const unsigned char *p, size_t n, size_t max, int more);
+/* A JSON string literal (quotes included); invalid UTF-8 bytes as \u00XX. */
+void pt_esc_json(GString *s, const unsigned char *p, size_t n);
+void pt_esc_json_str(GString *s, const char *str);
+void pt_hex(GString *s, const unsigned char *p, size_t n);
+/* Whether bytes look like text (printable, maybe a trailing NUL). */
+int pt_is_text(const unsigned char *p, size_t n);
+
+/* ---- options of the output (shared by run and dump) ---- */
+enum pt_format { PT_FMT_TEXT, PT_FMT_JSON, PT_FMT_CHROME };
+enum pt_timefmt { PT_TIME_REL, PT_TIME_ABS, PT_TIME_EPOCH, PT_TIME_NONE };
+
+struct pt_symbolizer;
+
+struct pt_out {
+    FILE *fp;
+    enum pt_format format;
+    enum pt_timefmt timefmt;
+    int64_t t0;                /* relative times from here (first event) */
+    int have_t0;
+    size_t strsize;            /* strings/buffers shown up to this many bytes (0: all) */
+    int show_addr;
+    struct pt_symbolizer *sym; /* NULL: addresses in hex */
+    /* chrome */
+    int chrome_n;              /* events written so far */
+    GHashTable *chrome_pids;   /* pids named so far */
+};
+int pt_parse_format(const char *s, enum pt_format *f);
+int pt_parse_timefmt(const char *s, enum pt_timefmt *t);
+
+/* ---- fmt_text.c / fmt_json.c / fmt_chrome.c ---- */
+void pt_text_event(struct pt_out *o, const struct pt_event *e);
+void pt_json_event(struct pt_out *o, const struct pt_event *e);
+void pt_chrome_begin(struct pt_out *o);
+void pt_chrome_event(struct pt_out *o, const struct pt_event *e);
+void pt_chrome_end(struct pt_out *o);
+/* The time column / fields shared by text and JSON. */
+void pt_fmt_time(GString *s, const struct pt_out *o, int64_t ns);
+/* Appends e's decoded arguments as text (a, b, c). */
+void pt_text_args(GString *s, const struct pt_out *o, const struct pt_event *e);
+/* Appends e's arguments as a JSON object. */
+void pt_json_args(GString *s, const struct pt_out *o, const struct pt_event *e);
+
+/* ---- filter_spec.c ---- */
+/* Builds the set of ids SPEC selects (comma-separated classes and names,
+ * '!' excludes, '*' globs); a SPEC starting with '!' starts from base (NULL:
+ * all events). Names are looked up in trid's event-type list. user_open: called for a plain
+ * name that matches nothing (run: posix_trace_trid_eventid_open); returns 0
+ * and the id, or an error. Returns FALSE with *err set. */
+typedef int (*pt_user_open_fn)(void *ctx, const char *name, trace_event_id_t *id);
+gboolean pt_filter_parse(const char *spec, const trace_event_set_t *base, trace_id_t trid,
+                         pt_user_open_fn user_open, void *ctx, trace_event_set_t *keep,
+                         GError **err);
+/* The classes a spec may name, for --help. */
+#define PT_FILTER_CLASSES "process, thread, file, net, trace, user, all"
+
+/* ---- summary.c ---- */
+struct pt_summary;
+struct pt_summary *pt_summary_new(void);
+void pt_summary_add(struct pt_summary *s, const struct pt_event *e);
+void pt_summary_print(struct pt_summary *s, FILE *fp);
+void pt_summary_free(struct pt_summary *s);
+
+/* ---- symbolize.c ---- */
+struct pt_symbolizer *pt_sym_new(void);
+/* Learns the address map from an event (module-map events of the shim). */
+void pt_sym_learn(struct pt_symbolizer *y, const struct pt_event *e);
+/* Processes are live: maps not learned from the trace come from /proc. */
+void pt_sym_set_live(struct pt_symbolizer *y);
+/* Learns the map of a live process from /proc/PID/maps. */
+void pt_sym_learn_proc(struct pt_symbolizer *y, pid_t pid);
+/* Appends addr of process pid symbolized ("main+0x1b (prog.c:12)",
+ * "libc.so.6+0x2a1f0", or "0x..." when nothing is known). */
+void pt_sym_addr(struct pt_symbolizer *y, GString *s, pid_t pid, uint64_t addr);
+void pt_sym_free(struct pt_symbolizer *y);
+
+/* ---- sink.c: what to do with each event ---- */
+struct pt_sink {
+    struct pt_out out;
+    int print_events;          /* 0 with -c alone */
+    struct pt_summary *summary;/* NULL unless -c/-C */
+    trace_event_set_t keep;    /* -e */
+    int have_keep;
+    GArray *pids, *tids;       /* --pid/--tid (int64), NULL: all */
+    int64_t from_ns, to_ns;    /* time window: relative to t0 unless abs */
+    int from_abs, to_abs, have_from, have_to;
+    /* counters */
+    uint64_t events, shown, lost, errors;
+    int64_t first_ns, last_ns;
+};
+void pt_sink_init(struct pt_sink *k);
+void pt_sink_begin(struct pt_sink *k);
+/* Decodes, counts, filters and writes one event. */
+void pt_sink_event(struct pt_sink *k, struct pt_names *n, const struct posix_trace_event_info *info,
+                   const unsigned char *data, size_t len);
+void pt_sink_end(struct pt_sink *k);
+void pt_sink_free(struct pt_sink *k);
+
+/* ---- util.c ---- */
+extern const char *pt_prog;
+void pt_warn(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
+gboolean pt_parse_size(const char *s, size_t *out);
+gboolean pt_parse_seconds(const char *s, int64_t *ns, int *absolute);
+int64_t pt_ts_ns(const struct timespec *ts);
+const char *pt_strerror(int e);
+
+#endif

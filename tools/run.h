@@ -1,0 +1,82 @@
+/* posixtrace-run: the trace controller (run_*.c). */
+#ifndef POSIXTRACE_RUN_H
+#define POSIXTRACE_RUN_H
+
+#include "ptools.h"
+
+#include <signal.h>
+
+/* Exit statuses of posixtrace-run's own failures (like env(1), timeout(1)). */
+#define RUN_EXIT_FAIL 125      /* bad option, tracing could not be set up */
+#define RUN_EXIT_NOEXEC 126    /* the program cannot be executed */
+#define RUN_EXIT_NOTFOUND 127  /* the program does not exist */
+
+struct run_opts {
+    char *output, *print_to, *format, *timefmt, *policy, *log_policy, *name;
+    char *stream_size, *max_data, *log_size, *duration;
+    GString *spec;
+    gboolean no_follow, summary, summary_too, addr, quiet, version, no_preload;
+    gint strsize, stack, pid;
+    gchar **argv;              /* the program and its arguments */
+};
+
+/* run_opts.c: parses argv; FALSE (message written) on bad options. */
+gboolean run_parse(int argc, char **argv, struct run_opts *o);
+void run_opts_free(struct run_opts *o);
+
+/* run_attr.c: the stream's attributes from the options. */
+gboolean run_attr(const struct run_opts *o, trace_attr_t *a);
+const char *run_policy_name(int p);
+
+/* run_launch.c: starting the program. */
+struct launch {
+    pid_t pid;
+    int go_fd;                 /* write a byte: the child may exec */
+    int err_fd;                /* the child's exec errno arrives here */
+};
+/* 0, or the exit status to use (127/126 with a message) when the program
+ * cannot be run. */
+int run_check_program(const char *prog);
+/* Forks the child, which waits for run_go(); 0 or an errno. */
+int run_fork(struct launch *l, const struct run_opts *o, const sigset_t *oldmask);
+/* Lets the child exec; returns 0, or the errno of a failed exec. */
+int run_go(struct launch *l);
+/* Tells the child to give up (tracing could not be set up). */
+void run_abort(struct launch *l);
+
+/* run_signals.c */
+void run_signals_block(sigset_t *oldmask);
+/* Collects pending signals (waiting up to timeout_ms); forwards those sent
+ * by another process to target; returns how many interrupts (SIGINT, SIGTERM,
+ * SIGHUP) arrived. *child: set when SIGCHLD arrived. */
+int run_signals_poll(pid_t target, int timeout_ms, int *child);
+/* Exits as the program did: its exit status, or its death by signal. */
+G_GNUC_NORETURN void run_exit_like(int status);
+
+/* run_session.c: the controller's loop. */
+struct session {
+    trace_id_t trid;
+    int live;                  /* events printed as they come (no log) */
+    struct pt_sink *sink;
+    struct pt_names names;
+    pid_t target;              /* the program (or -p PID) */
+    int attach;                /* -p: not our child */
+    int follow;                /* wait for every descendant (subreaper) */
+    int64_t end_ns;            /* --duration: CLOCK_REALTIME end, 0: none */
+    int target_status, target_done;
+    int interrupts;
+    int read_error;
+};
+void session_loop(struct session *s);
+/* Stops and shuts the stream down (live: after reading what is left). */
+void session_finish(struct session *s);
+/* Waits for the target (and, following, its descendants) after tracing ended. */
+void session_wait_rest(struct session *s);
+
+/* run_report.c: the end-of-run line (events, losses, why, what to do). */
+void run_report_live(const struct run_opts *o, struct session *s, const trace_attr_t *a,
+                     const struct posix_trace_status_info *st);
+/* -o: reads the log back (counts, losses, -c table). */
+void run_report_log(const struct run_opts *o, struct pt_sink *k, const trace_attr_t *a);
+
+#endif

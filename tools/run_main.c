@@ -1,0 +1,242 @@
+/*
+ * posixtrace-run [OPTIONS] [--] PROGRAM [ARGS...]   (or -p PID)
+ *
+ * The trace controller: creates a stream for the program's process
+ * (posix_trace_create, or _withlog with -o) before it execs, with the shim
+ * preloaded, prints its events as they happen or writes a log, and exits as
+ * the program did.
+ */
+#include "config.h"
+#include "run.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+/* The trace's own bookkeeping events, not printed unless -e asks. */
+static void default_keep(trace_event_set_t *keep)
+{
+    static const trace_event_id_t quiet[] = { POSIX_TRACE_START, POSIX_TRACE_STOP,
+                                              POSIX_TRACE_FILTER, POSIX_TRACE_FLUSH_START,
+                                              POSIX_TRACE_FLUSH_STOP, POSIXTRACE_EV_MODULE };
+    posix_trace_eventset_fill(keep, POSIX_TRACE_ALL_EVENTS);
+    for (size_t i = 0; i < G_N_ELEMENTS(quiet); i++)
+        posix_trace_eventset_del(quiet[i], keep);
+}
+
+static int user_open(void *ctx, const char *name, trace_event_id_t *id)
+{
+    return posix_trace_trid_eventid_open(*(trace_id_t *)ctx, name, id);
+}
+
+/* -e: the stream's filter (what is not kept; the predefined events always
+ * pass, so losses are reported) and what is printed. */
+static gboolean set_filter(const struct run_opts *o, trace_id_t trid, struct pt_sink *k)
+{
+    GError *err = NULL;
+    trace_event_set_t out, base;
+    k->have_keep = 1;
+    default_keep(&base);
+    if (o->spec->len == 0) {
+        k->keep = base;
+        return TRUE;
+    }
+    if (!pt_filter_parse(o->spec->str, &base, trid, user_open, &trid, &k->keep, &err)) {
+        pt_warn("%s", err->message);
+        g_error_free(err);
+        return FALSE;
+    }
+    posix_trace_eventset_fill(&out, POSIX_TRACE_ALL_EVENTS);
+    /* The address map is always recorded (--addr, posixtrace-dump --symbolize). */
+    for (trace_event_id_t id = 0; id <= PT_ID_MAX; id++) {
+        int m = 0;
+        posix_trace_eventset_ismember(id, &k->keep, &m);
+        if (m || id < PT_SYS_FIRST || id == POSIXTRACE_EV_MODULE)
+            posix_trace_eventset_del(id, &out);
+    }
+    int rc = posix_trace_set_filter(trid, &out, POSIX_TRACE_SET_EVENTSET);
+    if (rc != 0)
+        pt_warn("-e: posix_trace_set_filter: %s", g_strerror(rc));
+    return rc == 0;
+}
+
+static gboolean setup_sink(const struct run_opts *o, struct pt_sink *k)
+{
+    pt_sink_init(k);
+    if (o->format != NULL)
+        pt_parse_format(o->format, &k->out.format);
+    if (o->timefmt != NULL)
+        pt_parse_timefmt(o->timefmt, &k->out.timefmt);
+    k->out.show_addr = o->addr;
+    if (o->addr) {
+        k->out.sym = pt_sym_new();
+        pt_sym_set_live(k->out.sym);
+    }
+    if (o->summary || o->summary_too)
+        k->summary = pt_summary_new();
+    k->print_events = o->output == NULL && (!o->summary || o->summary_too);
+    if (o->print_to != NULL && (k->out.fp = fopen(o->print_to, "we")) == NULL) {
+        pt_warn("%s: %s", o->print_to, g_strerror(errno));
+        return FALSE;
+    }
+    return TRUE;
+}
+
+static int create(const struct run_opts *o, pid_t pid, const trace_attr_t *a, int logfd,
+                  trace_id_t *trid)
+{
+    int rc = logfd >= 0 ? posix_trace_create_withlog(pid, a, logfd, trid)
+                        : posix_trace_create(pid, a, trid);
+    if (rc == 0)
+        return 0;
+    if (rc == EPERM)
+        pt_warn("cannot trace %s (pid %ld): %s (another user's process needs CAP_SYS_PTRACE)",
+                o->pid ? "the process" : o->argv[0], (long)pid, g_strerror(rc));
+    else if (rc == ESRCH)
+        pt_warn("no process %ld", (long)pid);
+    else
+        pt_warn("cannot create the trace stream: %s", g_strerror(rc));
+    return rc;
+}
+
+static int open_log(const struct run_opts *o)
+{
+    if (o->output == NULL)
+        return -1;
+    int fd = open(o->output, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        pt_warn("%s: %s", o->output, g_strerror(errno));
+    return fd;
+}
+
+static void reap_failed_child(pid_t pid)
+{
+    int st;
+    while (waitpid(pid, &st, 0) < 0 && errno == EINTR)
+        ;
+}
+
+/* Starts tracing the program or the process; 0 or an exit status. */
+static int start(const struct run_opts *o, struct session *s, struct launch *l,
+                 const trace_attr_t *a, int logfd, const sigset_t *oldmask)
+{
+    int rc;
+    if (o->pid == 0 && (rc = run_fork(l, o, oldmask)) != 0) {
+        pt_warn("fork: %s", g_strerror(rc));
+        return RUN_EXIT_FAIL;
+    }
+    s->target = o->pid ? o->pid : l->pid;
+    if (create(o, s->target, a, logfd, &s->trid) != 0) {
+        if (o->pid == 0) {
+            run_abort(l);
+            reap_failed_child(l->pid);
+        }
+        return RUN_EXIT_FAIL;
+    }
+    pt_names_init(&s->names, s->trid);
+    if (!set_filter(o, s->trid, s->sink) || (rc = posix_trace_start(s->trid)) != 0) {
+        if (rc != 0)
+            pt_warn("posix_trace_start: %s", g_strerror(rc));
+        if (o->pid == 0) {
+            run_abort(l);
+            reap_failed_child(l->pid);
+        }
+        posix_trace_shutdown(s->trid);
+        return RUN_EXIT_FAIL;
+    }
+    if (o->pid == 0 && (rc = run_go(l)) != 0) {
+        pt_warn("%s: %s", o->argv[0], g_strerror(rc));
+        reap_failed_child(l->pid);
+        posix_trace_shutdown(s->trid);
+        return rc == ENOENT ? RUN_EXIT_NOTFOUND : RUN_EXIT_NOEXEC;
+    }
+    return 0;
+}
+
+static int64_t end_time(const struct run_opts *o)
+{
+    int64_t d = 0;
+    int abs = 0;
+    struct timespec now;
+    if (o->duration == NULL)
+        return 0;
+    if (!pt_parse_seconds(o->duration, &d, &abs) || abs || d <= 0) {
+        pt_warn("--duration: a positive number of seconds");
+        exit(RUN_EXIT_FAIL);
+    }
+    clock_gettime(CLOCK_REALTIME, &now);
+    return pt_ts_ns(&now) + d;
+}
+
+static int finish(const struct run_opts *o, struct session *s, const trace_attr_t *a)
+{
+    struct posix_trace_status_info st = { 0 };
+    posix_trace_get_status(s->trid, &st);
+    session_finish(s);
+    if (o->output == NULL) {
+        pt_sink_end(s->sink);
+        run_report_live(o, s, a, &st);
+    } else {
+        run_report_log(o, s->sink, a);
+    }
+    if (s->sink->out.fp != stderr)
+        fclose(s->sink->out.fp);
+    s->sink->out.fp = stderr;
+    if (o->pid != 0)
+        return 0;
+    if (!s->target_done)
+        session_wait_rest(s);
+    return s->target_done ? -1 : 128 + SIGINT;
+}
+
+int main(int argc, char **argv)
+{
+    struct run_opts o;
+    struct pt_sink k;
+    struct session s = { 0 };
+    struct launch l = { 0 };
+    trace_attr_t a;
+    sigset_t oldmask;
+    int logfd, rc;
+    pt_prog = "posixtrace-run";
+    if (!run_parse(argc, argv, &o))
+        return RUN_EXIT_FAIL;
+    if (o.version) {
+        printf("posixtrace-run (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
+        return 0;
+    }
+    if (o.pid == 0 && (rc = run_check_program(o.argv[0])) != 0)
+        return rc;
+    int64_t end_ns = end_time(&o);
+    if (!run_attr(&o, &a) || !setup_sink(&o, &k))
+        return RUN_EXIT_FAIL;
+    if (o.output != NULL && (logfd = open_log(&o)) < 0)
+        return RUN_EXIT_FAIL;
+    if (o.output == NULL)
+        logfd = -1;
+    s.sink = &k;
+    s.live = o.output == NULL;
+    s.attach = o.pid != 0;
+    s.follow = !o.no_follow && !s.attach;
+    s.end_ns = end_ns;
+    run_signals_block(&oldmask);
+    if (s.follow)
+        prctl(PR_SET_CHILD_SUBREAPER, 1);
+    if ((rc = start(&o, &s, &l, &a, logfd, &oldmask)) != 0)
+        return rc;
+    if (s.live)
+        pt_sink_begin(&k);
+    session_loop(&s);
+    rc = finish(&o, &s, &a);
+    if (logfd >= 0)
+        close(logfd);
+    pt_sink_free(&k);
+    pt_tidmap_free();
+    posix_trace_attr_destroy(&a);
+    run_opts_free(&o);
+    if (rc >= 0)
+        return rc;
+    run_exit_like(s.target_status);
+}

@@ -1,0 +1,103 @@
+/*
+ * The end of every run says how many events were recorded and lost, why
+ * they were lost, and which option avoids it. With -o the log is read back
+ * (posix_trace_open) for the counts and the -c table.
+ */
+#include "run.h"
+#include "readloop.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+static char *size_str(size_t n)
+{
+    if (n % (1u << 30) == 0)
+        return g_strdup_printf("%zuG", n >> 30);
+    if (n % (1u << 20) == 0)
+        return g_strdup_printf("%zuM", n >> 20);
+    if (n % 1024 == 0)
+        return g_strdup_printf("%zuK", n >> 10);
+    return g_strdup_printf("%zu", n);
+}
+
+static void stream_loss(uint64_t lost, const trace_attr_t *a, int have_log)
+{
+    size_t ss = 0;
+    int sp = 0;
+    posix_trace_attr_getstreamsize(a, &ss);
+    posix_trace_attr_getstreamfullpolicy(a, &sp);
+    char *cur = size_str(ss), *more = size_str(ss * 4 > ((size_t)64 << 20) ? ss * 4 : (size_t)64 << 20);
+    if (have_log)
+        pt_warn("%" G_GUINT64_FORMAT " events lost: the stream (%s, policy %s) filled faster than "
+                "the log was written; use a larger --stream-size (e.g. --stream-size=%s) or record "
+                "fewer events (-e)", (guint64)lost, cur, run_policy_name(sp), more);
+    else
+        pt_warn("%" G_GUINT64_FORMAT " events lost: the stream (%s, policy %s) filled faster than "
+                "it was read and printed; use a larger --stream-size (e.g. --stream-size=%s), "
+                "-o FILE to write a log instead of printing, or fewer events (-e)",
+                (guint64)lost, cur, run_policy_name(sp), more);
+    g_free(cur);
+    g_free(more);
+}
+
+void run_report_live(const struct run_opts *o, struct session *s, const trace_attr_t *a,
+                     const struct posix_trace_status_info *st)
+{
+    struct pt_sink *k = s->sink;
+    if (k->lost > 0)
+        stream_loss(k->lost, a, 0);
+    else if (st->posix_stream_overrun_status == POSIX_TRACE_OVERRUN)
+        pt_warn("events were lost (the stream reported an overrun); use a larger --stream-size");
+    if (!o->quiet || k->lost > 0)
+        pt_warn("%" G_GUINT64_FORMAT " events, %" G_GUINT64_FORMAT " shown, %" G_GUINT64_FORMAT
+                " lost", (guint64)k->events, (guint64)k->shown, (guint64)k->lost);
+}
+
+static void log_loss(const trace_attr_t *a, const struct posix_trace_status_info *st)
+{
+    size_t ls = 0;
+    posix_trace_attr_getlogsize(a, &ls);
+    char *cur = size_str(ls);
+    if (st->posix_log_full_status == POSIX_TRACE_FULL && st->posix_log_overrun_status == POSIX_TRACE_OVERRUN)
+        pt_warn("the log wrapped or filled (--log-size=%s): events were overwritten or dropped; "
+                "use --log-policy=append or a larger --log-size", cur);
+    else if (st->posix_log_overrun_status == POSIX_TRACE_OVERRUN)
+        pt_warn("the log overflowed (--log-size=%s): events were overwritten or dropped; use "
+                "--log-policy=append or a larger --log-size", cur);
+    else if (st->posix_log_full_status == POSIX_TRACE_FULL)
+        pt_warn("the log is full (--log-size=%s): tracing stopped when it filled; use "
+                "--log-policy=append or a larger --log-size", cur);
+    g_free(cur);
+}
+
+void run_report_log(const struct run_opts *o, struct pt_sink *k, const trace_attr_t *a)
+{
+    trace_id_t trid;
+    struct pt_names names;
+    struct posix_trace_status_info st;
+    int fd = open(o->output, O_RDONLY | O_CLOEXEC), rc;
+    if (fd < 0 || (rc = posix_trace_open(fd, &trid)) != 0) {
+        pt_warn("%s: cannot read the log back: %s", o->output,
+                g_strerror(fd < 0 ? errno : rc));
+        if (fd >= 0)
+            close(fd);
+        return;
+    }
+    pt_names_init(&names, trid);
+    pt_sink_begin(k);
+    rc = pt_read_all(trid, &names, k);
+    if (rc != 0)
+        pt_warn("%s: reading the log back: %s", o->output, g_strerror(rc));
+    pt_sink_end(k);
+    if (k->lost > 0)
+        stream_loss(k->lost, a, 1);
+    if (posix_trace_get_status(trid, &st) == 0)
+        log_loss(a, &st);
+    if (!o->quiet || k->lost > 0)
+        pt_warn("%" G_GUINT64_FORMAT " events in %s, %" G_GUINT64_FORMAT " lost", (guint64)k->events,
+                o->output, (guint64)k->lost);
+    pt_names_clear(&names);
+    posix_trace_close(trid);
+    close(fd);
+}

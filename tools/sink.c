@@ -1,0 +1,111 @@
+/*
+ * What happens to each event read: decoding, loss accounting, filters
+ * (event set, --pid, --tid, time window), then the summary and the output.
+ */
+#include "ptools.h"
+
+#include <string.h>
+
+void pt_sink_init(struct pt_sink *k)
+{
+    memset(k, 0, sizeof *k);
+    k->out.fp = stderr;
+    k->print_events = 1;
+}
+
+void pt_sink_begin(struct pt_sink *k)
+{
+    if (k->print_events && k->out.format == PT_FMT_CHROME)
+        pt_chrome_begin(&k->out);
+}
+
+static gboolean in_list(GArray *a, int64_t v)
+{
+    for (guint i = 0; i < a->len; i++)
+        if (g_array_index(a, gint64, i) == v)
+            return TRUE;
+    return FALSE;
+}
+
+/* Losses and trace errors are always shown, whatever -e says. */
+static gboolean always_shown(trace_event_id_t id)
+{
+    return id == POSIX_TRACE_OVERFLOW || id == POSIX_TRACE_RESUME || id == POSIX_TRACE_ERROR;
+}
+
+static gboolean selected(struct pt_sink *k, const struct pt_event *e)
+{
+    int m = 1;
+    if (k->have_keep && !always_shown(e->id))
+        posix_trace_eventset_ismember(e->id, &k->keep, &m);
+    if (!m)
+        return FALSE;
+    if (k->pids != NULL && !in_list(k->pids, e->info.posix_pid))
+        return FALSE;
+    if (k->tids != NULL && !in_list(k->tids, e->tid) &&
+        !in_list(k->tids, (int64_t)e->info.posix_thread_id))
+        return FALSE;
+    if (k->have_from && e->ts_ns < (k->from_abs ? k->from_ns : k->out.t0 + k->from_ns))
+        return FALSE;
+    if (k->have_to && e->ts_ns > (k->to_abs ? k->to_ns : k->out.t0 + k->to_ns))
+        return FALSE;
+    return TRUE;
+}
+
+void pt_sink_event(struct pt_sink *k, struct pt_names *n, const struct posix_trace_event_info *info,
+                   const unsigned char *data, size_t len)
+{
+    struct pt_event e;
+    pt_decode(&e, n, info, data, len);
+    if (!k->out.have_t0) {
+        k->out.t0 = e.ts_ns;
+        k->out.have_t0 = 1;
+        k->first_ns = e.ts_ns;
+    }
+    k->last_ns = e.ts_ns;
+    k->events++;
+    if (e.id == POSIX_TRACE_OVERFLOW && e.len >= sizeof(uint64_t)) {
+        uint64_t lost;
+        memcpy(&lost, e.data, sizeof lost);
+        k->lost += lost;
+    }
+    if (e.kind == PT_K_CALL && e.hdr.err != 0)
+        k->errors++;
+    if (k->out.sym != NULL)
+        pt_sym_learn(k->out.sym, &e);
+    if (!selected(k, &e))
+        return;
+    k->shown++;
+    if (k->summary != NULL)
+        pt_summary_add(k->summary, &e);
+    if (!k->print_events)
+        return;
+    switch (k->out.format) {
+    case PT_FMT_TEXT: pt_text_event(&k->out, &e); break;
+    case PT_FMT_JSON: pt_json_event(&k->out, &e); break;
+    case PT_FMT_CHROME: pt_chrome_event(&k->out, &e); break;
+    }
+}
+
+void pt_sink_end(struct pt_sink *k)
+{
+    if (k->print_events && k->out.format == PT_FMT_CHROME)
+        pt_chrome_end(&k->out);
+    if (k->summary != NULL)
+        pt_summary_print(k->summary, k->out.fp);
+    fflush(k->out.fp);
+}
+
+void pt_sink_free(struct pt_sink *k)
+{
+    pt_summary_free(k->summary);
+    k->summary = NULL;
+    if (k->pids != NULL)
+        g_array_free(k->pids, TRUE);
+    if (k->tids != NULL)
+        g_array_free(k->tids, TRUE);
+    k->pids = k->tids = NULL;
+    if (k->out.sym != NULL)
+        pt_sym_free(k->out.sym);
+    k->out.sym = NULL;
+}

@@ -1,0 +1,97 @@
+/*
+ * Small helpers: messages, sizes ("64M"), times ("1.5", "@1712345678.5"),
+ * output format names.
+ */
+#include "ptools.h"
+
+#include <errno.h>
+#include <stdarg.h>
+#include <string.h>
+
+const char *pt_prog = "posixtrace";
+
+void pt_warn(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "%s: ", pt_prog);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+}
+
+const char *pt_strerror(int e)
+{
+    return g_strerror(e);
+}
+
+gboolean pt_parse_size(const char *s, size_t *out)
+{
+    char *end;
+    errno = 0;
+    guint64 v = g_ascii_strtoull(s, &end, 10);
+    guint64 mul = 1;
+    if (end == s || errno != 0)
+        return FALSE;
+    switch (g_ascii_toupper(*end)) {
+    case 'K': mul = 1024; end++; break;
+    case 'M': mul = 1024 * 1024; end++; break;
+    case 'G': mul = 1024 * 1024 * 1024; end++; break;
+    default: break;
+    }
+    if (*end == 'i' && mul != 1)
+        end++;
+    if ((*end == 'B' || *end == 'b') && end[1] == '\0')
+        end++;
+    if (*end != '\0' || v > G_MAXSIZE / mul)
+        return FALSE;
+    *out = (size_t)(v * mul);
+    return TRUE;
+}
+
+/* "SECONDS[.FRACTION]" relative to the first event, or "@EPOCH[.FRACTION]". */
+gboolean pt_parse_seconds(const char *s, int64_t *ns, int *absolute)
+{
+    char *end;
+    *absolute = *s == '@';
+    s += *absolute;
+    errno = 0;
+    double d = g_ascii_strtod(s, &end);
+    if (end == s || *end != '\0' || errno != 0 || d != d || d > 9.2e9 || d < -9.2e9)
+        return FALSE;
+    *ns = (int64_t)(d * 1e9);
+    return TRUE;
+}
+
+int64_t pt_ts_ns(const struct timespec *ts)
+{
+    return (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+}
+
+int pt_parse_format(const char *s, enum pt_format *f)
+{
+    if (strcmp(s, "text") == 0)
+        *f = PT_FMT_TEXT;
+    else if (strcmp(s, "json") == 0)
+        *f = PT_FMT_JSON;
+    else if (strcmp(s, "chrome") == 0)
+        *f = PT_FMT_CHROME;
+    else
+        return -1;
+    return 0;
+}
+
+int pt_parse_timefmt(const char *s, enum pt_timefmt *t)
+{
+    if (strcmp(s, "rel") == 0 || strcmp(s, "relative") == 0)
+        *t = PT_TIME_REL;
+    else if (strcmp(s, "abs") == 0 || strcmp(s, "absolute") == 0)
+        *t = PT_TIME_ABS;
+    else if (strcmp(s, "epoch") == 0)
+        *t = PT_TIME_EPOCH;
+    else if (strcmp(s, "none") == 0)
+        *t = PT_TIME_NONE;
+    else
+        return -1;
+    return 0;
+}
