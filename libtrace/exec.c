@@ -34,9 +34,25 @@ static void before_exec(void)
     errno = saved;
 }
 
+PT_API void posixtrace_before_exec(void)
+{
+    before_exec();
+}
+
+/* The next definition: libc's, or a shim's after us. When the library was
+ * brought in by a preloaded shim, it comes after libc in the lookup order
+ * and RTLD_NEXT finds nothing: then libc's, by name. */
 static void *next_fn(const char *name)
 {
-    return dlsym(RTLD_NEXT, name);
+    void *f = dlsym(RTLD_NEXT, name);
+    if (f == NULL) {
+        void *libc = dlopen("libc.so.6", RTLD_LAZY | RTLD_NOLOAD);
+        if (libc != NULL) {
+            f = dlsym(libc, name);
+            dlclose(libc);
+        }
+    }
+    return f;
 }
 
 #define NEXT(type, name) ((type)next_fn(name))

@@ -36,6 +36,7 @@ static int inbox_ready;
 
 void pt_inbox_ring(struct pt_inbox *ib)
 {
+    atomic_fetch_add(&ib->seq, 1);
     for (unsigned w = 0; w < PT_WANT_BYTES / 8; w++)
         __atomic_fetch_or(&ib->want.w[w], PT_WANT_BELLS, __ATOMIC_SEQ_CST);
 }
@@ -191,6 +192,7 @@ void pt_inbox_init(void)
             memset(pt_want, 0, PT_WANT_BYTES);
             memset(PT_INBOX->names, 0, sizeof PT_INBOX->names); /* the old image's */
             inbox_ready = 1;
+            pt_inbox_ring(PT_INBOX);
             pt_inbox_refresh(true);
             return;
         }
@@ -267,7 +269,7 @@ static void set_inheritable(void)
 /* An entry and attachment for a stream this process created for itself. */
 int pt_inbox_add_own(struct pt_shm *s, size_t size, int fd)
 {
-    pthread_mutex_lock(&pt_att_lock);
+    pt_att_lock_take();
     int idx = -EAGAIN;
     if (!inbox_ready || pt_inbox_lock(PT_INBOX) != 0) {
         /* no inbox: still trace ourselves, in any free attachment */
@@ -276,7 +278,7 @@ int pt_inbox_add_own(struct pt_shm *s, size_t size, int fd)
                 idx = (int)i;
         if (idx >= 0)
             pt_attach_set(idx, s, size, s->key, 1);
-        pthread_mutex_unlock(&pt_att_lock);
+        pt_att_lock_drop();
         return idx;
     }
     for (unsigned i = 0; i < PT_MAX_ATTACH; i++) {
@@ -297,7 +299,7 @@ int pt_inbox_add_own(struct pt_shm *s, size_t size, int fd)
     pthread_mutex_unlock(&PT_INBOX->lock);
     if (idx >= 0)
         set_inheritable();
-    pthread_mutex_unlock(&pt_att_lock);
+    pt_att_lock_drop();
     return idx;
 }
 
@@ -432,6 +434,7 @@ static void attach_entry(int i, const struct pt_inbox_ent *e)
     pt_attach_set(i, s, size, e->key, 0);
     pt_member_join(s, i);
     load_copies(i, s);
+    pt_want_update();
 }
 
 static void detach(int i)
@@ -444,59 +447,63 @@ static void detach(int i)
     pt_inbox_free(i);
 }
 
+/* Attach, detach, reload, until no controller rang meanwhile; then the
+ * doorbell bits go. They are cleared last, so that the other threads' events
+ * keep coming to the slow path (and wait for us) until the new attachments
+ * are in place: an event that began after a controller's start returned is
+ * recorded, whichever thread records it. */
 static void refresh_locked(void)
 {
-    clear_bells();
-    if (pt_inbox_lock(PT_INBOX) != 0) {
-        pt_inbox_ring_self(); /* try again at a later event */
-        return;
-    }
-    struct pt_inbox_ent posted[PT_MAX_ATTACH];
-    for (unsigned i = 0; i < PT_MAX_ATTACH; i++) {
-        posted[i] = PT_INBOX->ent[i];
-        if (atomic_load(&PT_INBOX->ent[i].state) != PT_IE_POSTED)
-            atomic_store(&posted[i].state, PT_IE_FREE);
-    }
-    pthread_mutex_unlock(&PT_INBOX->lock);
-    for (unsigned i = 0; i < PT_MAX_ATTACH; i++) {
-        struct pt_shm *s = atomic_load(&pt_att[i].shm);
-        if (s != NULL && pt_att[i].own)
-            continue; /* its handle keeps it */
-        if (s == NULL) {
-            if (atomic_load(&posted[i].state) == PT_IE_POSTED)
-                attach_entry((int)i, &posted[i]);
-            continue;
+    for (int round = 0; round < 8; round++) {
+        uint32_t seq = atomic_load(&PT_INBOX->seq);
+        if (pt_inbox_lock(PT_INBOX) != 0)
+            return; /* bells stay: try again at a later event */
+        struct pt_inbox_ent posted[PT_MAX_ATTACH];
+        for (unsigned i = 0; i < PT_MAX_ATTACH; i++) {
+            posted[i] = PT_INBOX->ent[i];
+            if (atomic_load(&PT_INBOX->ent[i].state) != PT_IE_POSTED)
+                atomic_store(&posted[i].state, PT_IE_FREE);
         }
-        if (atomic_load(&s->state) == PT_ST_SHUTDOWN || pt_ctrl_dead(s))
-            detach((int)i);
-        else
-            load_copies((int)i, s);
+        pthread_mutex_unlock(&PT_INBOX->lock);
+        for (unsigned i = 0; i < PT_MAX_ATTACH; i++) {
+            struct pt_shm *s = atomic_load(&pt_att[i].shm);
+            if (s != NULL && pt_att[i].own)
+                continue; /* its handle keeps it */
+            if (s == NULL) {
+                if (atomic_load(&posted[i].state) == PT_IE_POSTED)
+                    attach_entry((int)i, &posted[i]);
+                continue;
+            }
+            if (atomic_load(&s->state) == PT_ST_SHUTDOWN || pt_ctrl_dead(s))
+                detach((int)i);
+            else
+                load_copies((int)i, s);
+        }
+        pt_want_update();
+        set_inheritable();
+        clear_bells();
+        if (atomic_load(&PT_INBOX->seq) == seq)
+            return;
     }
-    pt_want_update();
-    set_inheritable();
+    pt_inbox_ring_self();
 }
 
-/* Answer the doorbell. From the recording path (wait false), give up if
- * another thread (or the code this signal handler interrupted) is at it. */
+/* Answer the doorbell. A thread that finds another at it waits for it (the
+ * configuration is then complete); a signal handler that interrupted this
+ * thread's own configuration work records with what is there. */
 void pt_inbox_refresh(bool wait)
 {
-    if (!inbox_ready)
+    (void)wait;
+    if (!inbox_ready || pt_tls_cfg != 0)
         return;
-    /* lock order: names, then attachments (names.c) */
-    if (wait) {
-        pt_names_lock_local();
-        pthread_mutex_lock(&pt_att_lock);
-    } else if (pt_names_trylock_local() != 0) {
-        return;
-    } else if (pthread_mutex_trylock(&pt_att_lock) != 0) {
-        pt_names_unlock_local();
-        return;
-    }
     int saved = errno;
-    refresh_locked();
-    errno = saved;
-    pthread_mutex_unlock(&pt_att_lock);
+    pt_names_lock_local(); /* lock order: names, then attachments (names.c) */
+    pt_att_lock_take();
+    if (__atomic_load_n(&pt_want[0], __ATOMIC_ACQUIRE) & PT_WANT_BELL)
+        refresh_locked(); /* else another thread just did it */
+    pt_att_lock_drop();
     pt_names_unlock_local();
+    errno = saved;
 }
 
 /* ---- exec ---- */
@@ -508,6 +515,7 @@ void pt_inbox_before_exec(void)
     if (!inbox_ready)
         return;
     pt_inbox_refresh(true);
+    set_inheritable();
     pt_release_all_slots();
 }
 

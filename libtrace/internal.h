@@ -81,6 +81,9 @@ extern struct pt_thread pt_threads[PT_MAX_THREADS];
 extern uint32_t pt_pid;
 extern uint64_t pt_start;                         /* this process's start time */
 extern pthread_mutex_t pt_att_lock;
+extern __thread uint32_t pt_tls_cfg;
+void pt_att_lock_take(void);
+void pt_att_lock_drop(void);
 
 void pt_process_init(void);
 struct pt_thread *pt_thread_self(void);          /* NULL if none free */
@@ -129,6 +132,8 @@ struct pt_inbox {
         uint8_t b[PT_WANT_BYTES];
         uint64_t w[PT_WANT_BYTES / 8];
     } want;
+    _Atomic uint32_t seq;     /* bumped by each ring, before the doorbell bits */
+    uint32_t pad_seq_;
     uint64_t magic;
     uint32_t version;
     uint32_t pid;             /* the owner */
@@ -212,7 +217,6 @@ size_t pt_max_record(const struct pt_shm *s);
 /* ---- names.c ---- */
 void pt_names_lock_local(void);
 void pt_names_unlock_local(void);
-int  pt_names_trylock_local(void);
 void pt_names_init_stream(struct pt_shm *s);      /* predefined + this process's; locked */
 void pt_names_init_sys(struct pt_shm *s);         /* predefined and the shim's */
 void pt_names_register_all(struct pt_shm *s);     /* this process's, local lock held */

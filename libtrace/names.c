@@ -34,9 +34,17 @@ const char *pt_sys_name(trace_event_id_t id)
     return id < sizeof sys_names / sizeof sys_names[0] ? sys_names[id] : NULL;
 }
 
-void pt_names_lock_local(void) { pthread_mutex_lock(&local_lock); }
-void pt_names_unlock_local(void) { pthread_mutex_unlock(&local_lock); }
-int pt_names_trylock_local(void) { return pthread_mutex_trylock(&local_lock); }
+void pt_names_lock_local(void)
+{
+    pthread_mutex_lock(&local_lock);
+    pt_tls_cfg++;
+}
+
+void pt_names_unlock_local(void)
+{
+    pt_tls_cfg--;
+    pthread_mutex_unlock(&local_lock);
+}
 
 static void lock_stream(struct pt_shm *s)
 {
@@ -141,7 +149,7 @@ static trace_event_id_t add_name(const char *name)
 {
     struct pt_shm *ss[PT_MAX_ATTACH];
     unsigned n = 0;
-    pthread_mutex_lock(&pt_att_lock);
+    pt_att_lock_take();
     for (uint32_t i = 0; i < PT_MAX_ATTACH; i++) {
         struct pt_shm *s = atomic_load(&pt_att[i].shm);
         if (s != NULL) {
@@ -162,7 +170,7 @@ static trace_event_id_t add_name(const char *name)
     }
     for (unsigned k = 0; k < n; k++)
         pthread_mutex_unlock(&ss[k]->names_lock);
-    pthread_mutex_unlock(&pt_att_lock);
+    pt_att_lock_drop();
     return nid != 0 ? nid : POSIX_TRACE_UNNAMED_USEREVENT;
 }
 
@@ -175,16 +183,16 @@ int pt_local_eventid_open(const char *name, trace_event_id_t *id)
         *id = POSIX_TRACE_UNNAMED_USEREVENT;
         return 0;
     }
-    pthread_mutex_lock(&local_lock);
+    pt_names_lock_local();
     for (uint32_t i = 0; i < TRACE_USER_EVENT_MAX; i++) {
         if (local_valid[i] && strcmp(local_names[i], name) == 0) {
             *id = POSIX_TRACE_UNNAMED_USEREVENT + 1 + i;
-            pthread_mutex_unlock(&local_lock);
+            pt_names_unlock_local();
             return 0;
         }
     }
     *id = add_name(name);
-    pthread_mutex_unlock(&local_lock);
+    pt_names_unlock_local();
     return 0;
 }
 

@@ -26,6 +26,21 @@ uint32_t pt_pid;
 static __thread uint32_t tls_index __attribute__((tls_model("initial-exec")));
 static pthread_key_t exit_key;
 pthread_mutex_t pt_att_lock = PTHREAD_MUTEX_INITIALIZER;
+/* Locks of the configuration (names, attachments) this thread holds: a
+ * signal handler recording meanwhile must not wait for them (inbox.c). */
+__thread uint32_t pt_tls_cfg __attribute__((tls_model("initial-exec")));
+
+void pt_att_lock_take(void)
+{
+    pthread_mutex_lock(&pt_att_lock);
+    pt_tls_cfg++;
+}
+
+void pt_att_lock_drop(void)
+{
+    pt_tls_cfg--;
+    pthread_mutex_unlock(&pt_att_lock);
+}
 static int have_membarrier;
 static _Atomic uint32_t claim_hint;
 
@@ -180,10 +195,10 @@ void pt_attach_remove_locked(int idx)
 /* A stream this process created goes: its attachment and inbox entry. */
 void pt_attach_remove(int idx)
 {
-    pthread_mutex_lock(&pt_att_lock);
+    pt_att_lock_take();
     pt_attach_remove_locked(idx);
     pt_inbox_free(idx);
-    pthread_mutex_unlock(&pt_att_lock);
+    pt_att_lock_drop();
 }
 
 /* Before exec: the new image takes new slots; ours become orphans that the
@@ -199,14 +214,14 @@ void pt_release_all_slots(void)
 static void atfork_prepare(void)
 {
     pt_names_lock_local();
-    pthread_mutex_lock(&pt_att_lock);
+    pt_att_lock_take();
     pt_handles_atfork_prepare();
 }
 
 static void atfork_parent(void)
 {
     pt_handles_atfork_parent();
-    pthread_mutex_unlock(&pt_att_lock);
+    pt_att_lock_drop();
     pt_names_unlock_local();
 }
 
@@ -238,7 +253,7 @@ static void atfork_child(void)
     pt_inbox_atfork_child();
     pt_keeper_atfork_child();
     pt_handles_atfork_child();
-    pthread_mutex_unlock(&pt_att_lock);
+    pt_att_lock_drop();
     pt_names_unlock_local();
 }
 

@@ -45,6 +45,14 @@ static inline int posixtrace_wanted(trace_event_id_t id)
 void posixtrace_sys_event(trace_event_id_t id, const void *data, size_t len,
                           const void *prog_addr);
 
+/* For interposers of the exec family (the shim) that call the C library's
+ * exec function themselves: call this just before it. The process's own
+ * streams are shut down (posix_trace_create(3p)), streams created for it by
+ * other controllers are handed to the new image. Does nothing in a vfork
+ * child. (libposixtrace's own exec wrappers do the same; an LD_PRELOAD shim's
+ * dlsym(RTLD_NEXT) reaches the C library's before them.) */
+void posixtrace_before_exec(void);
+
 #ifdef __cplusplus
 }
 #endif
