@@ -455,6 +455,20 @@ PT_API int posix_trace_close(trace_id_t trid)
     return 0;
 }
 
+/* <posixtrace/log.h> */
+PT_API int posixtrace_log_damage(trace_id_t trid, long long *bad_blocks, long long *first_offset)
+{
+    struct pt_handle *h;
+    if (bad_blocks == NULL || first_offset == NULL)
+        return EINVAL;
+    int rc = get_prerecorded(trid, &h);
+    if (rc != 0)
+        return rc;
+    *bad_blocks = pt_logr_bad_blocks(h->logr, first_offset);
+    pt_put(h);
+    return 0;
+}
+
 PT_API int posix_trace_get_filter(trace_id_t trid, trace_event_set_t *set)
 {
     struct pt_handle *h;

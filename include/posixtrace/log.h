@@ -1,0 +1,26 @@
+/*
+ * <posixtrace/log.h> -- posixtrace extension: what posix_trace_open() found
+ * wrong in a trace log.
+ *
+ * posix_trace_open() skips blocks of a log that fail their checks (a torn
+ * write, flipped bytes: doc/log-format.md) and the standard API reads the
+ * intact events only. This says what was skipped.
+ */
+#ifndef POSIXTRACE_LOG_H
+#define POSIXTRACE_LOG_H
+
+#include <trace.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* For a pre-recorded stream (posix_trace_open): the number of invalid blocks
+ * skipped in *bad_blocks, and the file offset of the first in *first_offset
+ * (-1 if none). EINVAL for an active stream or a bad trid or NULL pointer. */
+int posixtrace_log_damage(trace_id_t trid, long long *bad_blocks, long long *first_offset);
+
+#ifdef __cplusplus
+}
+#endif
+#endif
