@@ -45,7 +45,8 @@ tools_posixtrace_run_SOURCES = \
 	tools/run_session.c \
 	tools/run_report.c
 tools_posixtrace_run_CPPFLAGS = $(AM_CPPFLAGS) \
-	-DPOSIXTRACE_PRELOAD_PATH='"$(libdir)/libposixtrace-preload.so"'
+	-DPOSIXTRACE_PRELOAD_PATH='"$(libdir)/libposixtrace-preload.so"' \
+	-DPOSIXTRACE_BUILD_PRELOAD_PATH='"$(abs_top_builddir)/preload/.libs/libposixtrace-preload.so"'
 tools_posixtrace_run_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
 tools_posixtrace_run_LDADD = $(TOOLS_LDADD)
 

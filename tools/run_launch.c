@@ -42,11 +42,18 @@ int run_check_program(const char *prog)
     return 0;
 }
 
-/* The shim to preload: $POSIXTRACE_PRELOAD, else the installed one. */
+/* The shim to preload: $POSIXTRACE_PRELOAD, else the installed one, else
+ * (not installed: run from its build tree) the one built beside it. */
 static const char *shim_path(void)
 {
     const char *p = g_getenv("POSIXTRACE_PRELOAD");
-    return p != NULL && *p != '\0' ? p : POSIXTRACE_PRELOAD_PATH;
+    if (p != NULL && *p != '\0')
+        return p;
+#ifdef POSIXTRACE_BUILD_PRELOAD_PATH
+    if (access(POSIXTRACE_PRELOAD_PATH, R_OK) != 0 && access(POSIXTRACE_BUILD_PRELOAD_PATH, R_OK) == 0)
+        return POSIXTRACE_BUILD_PRELOAD_PATH;
+#endif
+    return POSIXTRACE_PRELOAD_PATH;
 }
 
 static gchar **child_env(const struct run_opts *o)
