@@ -17,7 +17,12 @@
  *      then that many bytes (strings without their NUL; argv: the strings
  *      each NUL-terminated, one after the other).
  * A payload cut short by the stream's maximum system event size is marked
- * POSIX_TRACE_TRUNCATED_RECORD; decoders show what is there and stop.
+ * POSIX_TRACE_TRUNCATED_RECORD; decoders show what is there and stop. The
+ * shim itself keeps every payload within 1024 bytes (record.h): it cuts
+ * variable fields to fit and then sets POSIXTRACE_CALL_DATA_CUT.
+ *
+ * Any change to an existing event's fields bumps POSIXTRACE_PAYLOAD_VERSION
+ * (new events take new ids); hdr_size lets the header grow at its end.
  *
  * A decoder needs no per-event code: posixtrace_event_descs[] lists, for
  * each id, the name and the fields (name and type).
@@ -40,6 +45,10 @@ struct posixtrace_call_hdr {
 };
 #define POSIXTRACE_CALL_NORETURN 1u /* exec/exit-like: recorded before the call */
 #define POSIXTRACE_CALL_DATA_CUT 2u /* a buffer field holds only the first bytes */
+#define POSIXTRACE_CALL_ENTRY    4u /* recorded at entry only (vfork): ret, err and
+                                       duration are 0, the outcome is not known */
+#define POSIXTRACE_CALL_NODATA   8u /* a pointer argument was not read (NULL, or the
+                                       call failed with EFAULT): its field is empty */
 
 /* Field types. Fixed (8 bytes in part 2) below POSIXTRACE_F_VARIABLE. */
 enum posixtrace_ftype {
@@ -56,13 +65,68 @@ enum posixtrace_ftype {
     POSIXTRACE_F_SOCKTYPE,  /* SOCK_STREAM|SOCK_CLOEXEC... */
     POSIXTRACE_F_MSGFLAGS,  /* MSG_* */
     POSIXTRACE_F_WSTATUS,   /* wait status, shown as WIFEXITED... */
+    POSIXTRACE_F_ATFLAGS,   /* AT_* flags (AT_REMOVEDIR, AT_SYMLINK_NOFOLLOW...), RENAME_* */
     POSIXTRACE_F_VARIABLE = 64,
     POSIXTRACE_F_STR = 64,  /* a string (path, name) */
     POSIXTRACE_F_BUF,       /* the first bytes of a data buffer */
     POSIXTRACE_F_ARGV,      /* NUL-terminated strings back to back */
     POSIXTRACE_F_SOCKADDR,  /* a struct sockaddr as the program passed it */
     POSIXTRACE_F_ADDRS,     /* uint64 addresses back to back (stacks) */
-    POSIXTRACE_F_BYTES,     /* opaque bytes, shown in hex */
+    POSIXTRACE_F_BYTES,     /* opaque bytes, shown in hex (build ids) */
+};
+/* Decoders show an unknown fixed type (< 64) as F_INT and an unknown
+ * variable type (>= 64) as F_BYTES: new types never break old decoders. */
+
+/* Event ids, by category (ids are stable; doc/events.md has each payload). */
+enum posixtrace_event_id {
+    POSIXTRACE_EV_PROCESS_START = 8,  /* at shim initialisation in each image */
+    POSIXTRACE_EV_MODULE = 9,         /* one loaded object (address map) */
+    POSIXTRACE_EV_STACK = 10,         /* the call stack of the preceding event */
+    POSIXTRACE_EV_OPEN = 16,
+    POSIXTRACE_EV_CLOSE,
+    POSIXTRACE_EV_READ,
+    POSIXTRACE_EV_WRITE,
+    POSIXTRACE_EV_PREAD,
+    POSIXTRACE_EV_PWRITE,
+    POSIXTRACE_EV_READV,
+    POSIXTRACE_EV_WRITEV,
+    POSIXTRACE_EV_LSEEK,
+    POSIXTRACE_EV_DUP,
+    POSIXTRACE_EV_PIPE,
+    POSIXTRACE_EV_UNLINK,
+    POSIXTRACE_EV_RENAME,
+    POSIXTRACE_EV_MKDIR,
+    POSIXTRACE_EV_RMDIR,
+    POSIXTRACE_EV_FTRUNCATE,
+    POSIXTRACE_EV_FSYNC,
+    POSIXTRACE_EV_COPY_FILE_RANGE,
+    POSIXTRACE_EV_SENDFILE,
+    POSIXTRACE_EV_FOPEN,
+    POSIXTRACE_EV_FDOPEN,
+    POSIXTRACE_EV_FREOPEN,
+    POSIXTRACE_EV_FCLOSE,
+    POSIXTRACE_EV_FORK = 64,
+    POSIXTRACE_EV_VFORK,
+    POSIXTRACE_EV_SPAWN,
+    POSIXTRACE_EV_EXEC,
+    POSIXTRACE_EV_EXIT,
+    POSIXTRACE_EV_WAIT,
+    POSIXTRACE_EV_WAITID,
+    POSIXTRACE_EV_KILL,
+    POSIXTRACE_EV_PTHREAD_CREATE = 96,
+    POSIXTRACE_EV_THREAD_START,
+    POSIXTRACE_EV_PTHREAD_EXIT,
+    POSIXTRACE_EV_PTHREAD_JOIN,
+    POSIXTRACE_EV_SOCKET = 128,
+    POSIXTRACE_EV_BIND,
+    POSIXTRACE_EV_LISTEN,
+    POSIXTRACE_EV_ACCEPT,
+    POSIXTRACE_EV_CONNECT,
+    POSIXTRACE_EV_SEND,
+    POSIXTRACE_EV_RECV,
+    POSIXTRACE_EV_SENDMSG,
+    POSIXTRACE_EV_RECVMSG,
+    POSIXTRACE_EV_SHUTDOWN,
 };
 
 #define POSIXTRACE_MAX_FIELDS 8
@@ -87,5 +151,11 @@ extern const unsigned posixtrace_event_ndescs;
 
 /* The descriptor of id, or NULL. */
 const struct posixtrace_event_desc *posixtrace_event_desc(unsigned id);
+
+/* Defined by libposixtrace-preload.so (find it with dlsym(RTLD_DEFAULT, ...)
+ * in a program that may run without the shim): record a "stack" event of up
+ * to `depth` frames (at most 64; 0: none) after each recorded call, as
+ * POSIXTRACE_STACK=depth does. 0 or EINVAL. */
+int posixtrace_shim_set_stack(unsigned depth);
 
 #endif

@@ -1,0 +1,146 @@
+/*
+ * The shim's core: configuration from the environment, recognising the
+ * trace system's own calls, thread ids, the clock, and recording one call.
+ *
+ * Calls made by the trace system itself (libposixtrace: its log writer, its
+ * flusher thread, mapping streams; libunwind while it captures a stack; this
+ * shim) are not the program's and are not recorded: their call site lies in
+ * one of those objects, whose address ranges shim_init notes.
+ */
+#include "shim.h"
+
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <libunwind.h>
+
+struct shim_config shim_cfg = { .strsize = 32, .stack_depth = 0, .keep_preload = 1 };
+
+#define NRANGES 3
+static struct {
+    uintptr_t lo, size;
+} ranges[NRANGES];
+
+bool shim_internal_caller(const void *ra)
+{
+    uintptr_t a = (uintptr_t)ra;
+    for (int i = 0; i < NRANGES; i++)
+        if (a - ranges[i].lo < ranges[i].size)
+            return true;
+    return false;
+}
+
+static __thread uint32_t tls_tid __attribute__((tls_model("initial-exec")));
+
+uint32_t shim_tid_fresh(void)
+{
+    return (uint32_t)syscall(SYS_gettid);
+}
+
+uint32_t shim_tid(void)
+{
+    uint32_t t = tls_tid;
+    if (unlikely(t == 0))
+        tls_tid = t = shim_tid_fresh();
+    return t;
+}
+
+void shim_tid_reset(void)
+{
+    tls_tid = 0;
+}
+
+uint64_t shim_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void shim_emit(struct shim_call *c)
+{
+    c->p.hdr.version = POSIXTRACE_PAYLOAD_VERSION;
+    c->p.hdr.hdr_size = sizeof c->p.hdr;
+    c->p.hdr.tid = c->tid != 0 ? c->tid : shim_tid();
+    c->p.hdr.flags = c->flags;
+    posixtrace_sys_event(c->id, c->p.buf, c->n, c->ra);
+    if (unlikely(shim_cfg.stack_depth != 0))
+        shim_record_stack(c->ra);
+    if (unlikely(shim_map_pending) && posixtrace_wanted(POSIXTRACE_EV_MODULE))
+        shim_report_modules();
+    errno = c->saved_errno;
+}
+
+/* ---- initialisation ---- */
+
+struct range_query {
+    uintptr_t addr[NRANGES];
+};
+
+static int find_ranges(struct dl_phdr_info *info, size_t size, void *data)
+{
+    (void)size;
+    struct range_query *q = data;
+    uintptr_t lo = UINTPTR_MAX, hi = 0;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type != PT_LOAD)
+            continue;
+        uintptr_t a = info->dlpi_addr + ph->p_vaddr;
+        if (a < lo)
+            lo = a;
+        if (a + ph->p_memsz > hi)
+            hi = a + ph->p_memsz;
+    }
+    for (int k = 0; k < NRANGES; k++) {
+        if (q->addr[k] >= lo && q->addr[k] < hi) {
+            ranges[k].lo = lo;
+            ranges[k].size = hi - lo;
+        }
+    }
+    return 0;
+}
+
+static uint32_t env_uint(const char *name, uint32_t def, uint32_t max)
+{
+    const char *v = getenv(name);
+    if (v == NULL || *v == '\0')
+        return def;
+    char *end;
+    unsigned long n = strtoul(v, &end, 10);
+    if (*end != '\0')
+        return def;
+    return n > max ? max : (uint32_t)n;
+}
+
+static void read_config(void)
+{
+    shim_cfg.strsize = env_uint("POSIXTRACE_STRSIZE", 32, SHIM_PAYLOAD_MAX);
+    shim_cfg.stack_depth = env_uint("POSIXTRACE_STACK", 0, SHIM_STACK_MAX);
+    shim_cfg.keep_preload = env_uint("POSIXTRACE_KEEP_PRELOAD", 1, 1);
+}
+
+void shim_process_start(int argc, char **argv);
+void shim_preload_init(void);
+void shim_threads_init(void);
+void shim_exec_init(void);
+
+/* glibc passes (argc, argv, envp) to the initialisers of every object. */
+__attribute__((constructor)) static void shim_init(int argc, char **argv, char **envp)
+{
+    (void)envp;
+    int saved = errno;
+    read_config();
+    struct range_query q = { { (uintptr_t)&posixtrace_sys_event, (uintptr_t)&unw_backtrace,
+                               (uintptr_t)&shim_init } };
+    dl_iterate_phdr(find_ranges, &q);
+    shim_preload_init();
+    shim_exec_init();
+    shim_threads_init();
+    shim_process_start(argc, argv);
+    errno = saved;
+}

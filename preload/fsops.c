@@ -1,0 +1,347 @@
+/*
+ * Descriptor and file-system operations: dup, dup2, dup3 ("dup"), pipe,
+ * pipe2 ("pipe"), unlink, unlinkat ("unlink"), rename, renameat, renameat2
+ * ("rename"), mkdir, mkdirat ("mkdir"), rmdir, ftruncate, ftruncate64, fsync,
+ * copy_file_range, sendfile, sendfile64.
+ */
+#include "shim.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/sendfile.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#define WANT(ev) likely(!posixtrace_wanted(POSIXTRACE_EV_##ev))
+#define FIX(v) shim_fix(&c, (uint64_t)(int64_t)(v))
+/* A path argument, unless the call failed with EFAULT (then it is not read). */
+#define PATH(str, after) \
+    ((r < 0 && c.p.hdr.err == EFAULT) ? shim_nodata(&c, after) : shim_str(&c, str, after))
+
+/* ---- dup ---- */
+REAL(int, dup, int);
+REAL(int, dup2, int, int);
+REAL(int, dup3, int, int, int);
+
+static int call_dup(int k, int o, int n, int f)
+{
+    return k == 1 ? NEXT(dup)(o) : k == 2 ? NEXT(dup2)(o, n) : NEXT(dup3)(o, n, f);
+}
+
+static SHIM_NOINLINE int dup_rec(int k, int o, int n, int f, const void *ra)
+{
+    struct shim_call c;
+    if (!shim_begin(&c, POSIXTRACE_EV_DUP, ra))
+        return call_dup(k, o, n, f);
+    int r = call_dup(k, o, n, f);
+    shim_end(&c, r, r < 0);
+    FIX(o);
+    FIX(n);
+    FIX(f);
+    shim_emit(&c);
+    return r;
+}
+
+SHIM_API int dup(int o)
+{
+    if (WANT(DUP))
+        return NEXT(dup)(o);
+    return dup_rec(1, o, -1, 0, RA());
+}
+
+SHIM_API int dup2(int o, int n)
+{
+    if (WANT(DUP))
+        return NEXT(dup2)(o, n);
+    return dup_rec(2, o, n, 0, RA());
+}
+
+SHIM_API int dup3(int o, int n, int f)
+{
+    if (WANT(DUP))
+        return NEXT(dup3)(o, n, f);
+    return dup_rec(3, o, n, f, RA());
+}
+
+/* ---- pipe ---- */
+REAL(int, pipe, int[2]);
+REAL(int, pipe2, int[2], int);
+
+static SHIM_NOINLINE int pipe_rec(int two, int fds[2], int flags, const void *ra)
+{
+    struct shim_call c;
+    if (!shim_begin(&c, POSIXTRACE_EV_PIPE, ra))
+        return two ? NEXT(pipe2)(fds, flags) : NEXT(pipe)(fds);
+    int r = two ? NEXT(pipe2)(fds, flags) : NEXT(pipe)(fds);
+    shim_end(&c, r, r < 0);
+    FIX(flags);
+    FIX(r == 0 ? fds[0] : -1);
+    FIX(r == 0 ? fds[1] : -1);
+    shim_emit(&c);
+    return r;
+}
+
+SHIM_API int pipe(int fds[2])
+{
+    if (WANT(PIPE))
+        return NEXT(pipe)(fds);
+    return pipe_rec(0, fds, 0, RA());
+}
+
+SHIM_API int pipe2(int fds[2], int flags)
+{
+    if (WANT(PIPE))
+        return NEXT(pipe2)(fds, flags);
+    return pipe_rec(1, fds, flags, RA());
+}
+
+/* ---- unlink ---- */
+REAL(int, unlink, const char *);
+REAL(int, unlinkat, int, const char *, int);
+
+static SHIM_NOINLINE int unlink_rec(int at, int dirfd, const char *path, int flags,
+                                    const void *ra)
+{
+    struct shim_call c;
+    if (!shim_begin(&c, POSIXTRACE_EV_UNLINK, ra))
+        return at ? NEXT(unlinkat)(dirfd, path, flags) : NEXT(unlink)(path);
+    int r = at ? NEXT(unlinkat)(dirfd, path, flags) : NEXT(unlink)(path);
+    shim_end(&c, r, r < 0);
+    FIX(dirfd);
+    FIX(flags);
+    PATH(path, 0);
+    shim_emit(&c);
+    return r;
+}
+
+SHIM_API int unlink(const char *path)
+{
+    if (WANT(UNLINK))
+        return NEXT(unlink)(path);
+    return unlink_rec(0, AT_FDCWD, path, 0, RA());
+}
+
+SHIM_API int unlinkat(int dirfd, const char *path, int flags)
+{
+    if (WANT(UNLINK))
+        return NEXT(unlinkat)(dirfd, path, flags);
+    return unlink_rec(1, dirfd, path, flags, RA());
+}
+
+/* ---- rename ---- */
+REAL(int, rename, const char *, const char *);
+REAL(int, renameat, int, const char *, int, const char *);
+REAL(int, renameat2, int, const char *, int, const char *, unsigned);
+
+static int call_rename(int k, int od, const char *o, int nd, const char *n, unsigned f)
+{
+    return k == 0 ? NEXT(rename)(o, n)
+         : k == 1 ? NEXT(renameat)(od, o, nd, n)
+                  : NEXT(renameat2)(od, o, nd, n, f);
+}
+
+static SHIM_NOINLINE int rename_rec(int k, int od, const char *o, int nd, const char *n,
+                                    unsigned f, const void *ra)
+{
+    struct shim_call c;
+    if (!shim_begin(&c, POSIXTRACE_EV_RENAME, ra))
+        return call_rename(k, od, o, nd, n, f);
+    int r = call_rename(k, od, o, nd, n, f);
+    shim_end(&c, r, r < 0);
+    FIX(od);
+    FIX(nd);
+    shim_fix(&c, f);
+    PATH(o, 1);
+    PATH(n, 0);
+    shim_emit(&c);
+    return r;
+}
+
+SHIM_API int rename(const char *o, const char *n)
+{
+    if (WANT(RENAME))
+        return NEXT(rename)(o, n);
+    return rename_rec(0, AT_FDCWD, o, AT_FDCWD, n, 0, RA());
+}
+
+SHIM_API int renameat(int od, const char *o, int nd, const char *n)
+{
+    if (WANT(RENAME))
+        return NEXT(renameat)(od, o, nd, n);
+    return rename_rec(1, od, o, nd, n, 0, RA());
+}
+
+SHIM_API int renameat2(int od, const char *o, int nd, const char *n, unsigned f)
+{
+    if (WANT(RENAME))
+        return NEXT(renameat2)(od, o, nd, n, f);
+    return rename_rec(2, od, o, nd, n, f, RA());
+}
+
+/* ---- mkdir, rmdir ---- */
+REAL(int, mkdir, const char *, mode_t);
+REAL(int, mkdirat, int, const char *, mode_t);
+REAL(int, rmdir, const char *);
+
+static SHIM_NOINLINE int mkdir_rec(int at, int dirfd, const char *path, mode_t mode,
+                                   const void *ra)
+{
+    struct shim_call c;
+    if (!shim_begin(&c, POSIXTRACE_EV_MKDIR, ra))
+        return at ? NEXT(mkdirat)(dirfd, path, mode) : NEXT(mkdir)(path, mode);
+    int r = at ? NEXT(mkdirat)(dirfd, path, mode) : NEXT(mkdir)(path, mode);
+    shim_end(&c, r, r < 0);
+    FIX(dirfd);
+    shim_fix(&c, mode);
+    PATH(path, 0);
+    shim_emit(&c);
+    return r;
+}
+
+SHIM_API int mkdir(const char *path, mode_t mode)
+{
+    if (WANT(MKDIR))
+        return NEXT(mkdir)(path, mode);
+    return mkdir_rec(0, AT_FDCWD, path, mode, RA());
+}
+
+SHIM_API int mkdirat(int dirfd, const char *path, mode_t mode)
+{
+    if (WANT(MKDIR))
+        return NEXT(mkdirat)(dirfd, path, mode);
+    return mkdir_rec(1, dirfd, path, mode, RA());
+}
+
+static SHIM_NOINLINE int rmdir_rec(const char *path, const void *ra)
+{
+    struct shim_call c;
+    if (!shim_begin(&c, POSIXTRACE_EV_RMDIR, ra))
+        return NEXT(rmdir)(path);
+    int r = NEXT(rmdir)(path);
+    shim_end(&c, r, r < 0);
+    PATH(path, 0);
+    shim_emit(&c);
+    return r;
+}
+
+SHIM_API int rmdir(const char *path)
+{
+    if (WANT(RMDIR))
+        return NEXT(rmdir)(path);
+    return rmdir_rec(path, RA());
+}
+
+/* ---- ftruncate, fsync ---- */
+REAL(int, ftruncate, int, off_t);
+REAL(int, ftruncate64, int, off_t);
+REAL(int, fsync, int);
+
+static SHIM_NOINLINE int ftruncate_rec(int is64, int fd, off_t len, const void *ra)
+{
+    struct shim_call c;
+    if (!shim_begin(&c, POSIXTRACE_EV_FTRUNCATE, ra))
+        return is64 ? NEXT(ftruncate64)(fd, len) : NEXT(ftruncate)(fd, len);
+    int r = is64 ? NEXT(ftruncate64)(fd, len) : NEXT(ftruncate)(fd, len);
+    shim_end(&c, r, r < 0);
+    FIX(fd);
+    FIX(len);
+    shim_emit(&c);
+    return r;
+}
+
+SHIM_API int ftruncate(int fd, off_t len)
+{
+    if (WANT(FTRUNCATE))
+        return NEXT(ftruncate)(fd, len);
+    return ftruncate_rec(0, fd, len, RA());
+}
+
+SHIM_API int ftruncate64(int fd, off_t len)
+{
+    if (WANT(FTRUNCATE))
+        return NEXT(ftruncate64)(fd, len);
+    return ftruncate_rec(1, fd, len, RA());
+}
+
+static SHIM_NOINLINE int fsync_rec(int fd, const void *ra)
+{
+    struct shim_call c;
+    if (!shim_begin(&c, POSIXTRACE_EV_FSYNC, ra))
+        return NEXT(fsync)(fd);
+    int r = NEXT(fsync)(fd);
+    shim_end(&c, r, r < 0);
+    FIX(fd);
+    shim_emit(&c);
+    return r;
+}
+
+SHIM_API int fsync(int fd)
+{
+    if (WANT(FSYNC))
+        return NEXT(fsync)(fd);
+    return fsync_rec(fd, RA());
+}
+
+/* ---- copy_file_range, sendfile ---- */
+REAL(ssize_t, copy_file_range, int, off_t *, int, off_t *, size_t, unsigned);
+
+static SHIM_NOINLINE ssize_t cfr_rec(int fi, off_t *oi, int fo, off_t *oo, size_t len,
+                                     unsigned flags, const void *ra)
+{
+    struct shim_call c;
+    if (!shim_begin(&c, POSIXTRACE_EV_COPY_FILE_RANGE, ra))
+        return NEXT(copy_file_range)(fi, oi, fo, oo, len, flags);
+    off_t i0 = oi != NULL ? *oi : -1, o0 = oo != NULL ? *oo : -1;
+    ssize_t r = NEXT(copy_file_range)(fi, oi, fo, oo, len, flags);
+    shim_end(&c, r, r < 0);
+    FIX(fi);
+    FIX(i0);
+    FIX(fo);
+    FIX(o0);
+    shim_fix(&c, len);
+    shim_fix(&c, flags);
+    shim_emit(&c);
+    return r;
+}
+
+SHIM_API ssize_t copy_file_range(int fi, off_t *oi, int fo, off_t *oo, size_t len,
+                                 unsigned flags)
+{
+    if (WANT(COPY_FILE_RANGE))
+        return NEXT(copy_file_range)(fi, oi, fo, oo, len, flags);
+    return cfr_rec(fi, oi, fo, oo, len, flags, RA());
+}
+
+REAL(ssize_t, sendfile, int, int, off_t *, size_t);
+REAL(ssize_t, sendfile64, int, int, off_t *, size_t);
+
+static SHIM_NOINLINE ssize_t sendfile_rec(int is64, int out, int in, off_t *off, size_t n,
+                                          const void *ra)
+{
+    struct shim_call c;
+    if (!shim_begin(&c, POSIXTRACE_EV_SENDFILE, ra))
+        return is64 ? NEXT(sendfile64)(out, in, off, n) : NEXT(sendfile)(out, in, off, n);
+    off_t o0 = off != NULL ? *off : -1;
+    ssize_t r = is64 ? NEXT(sendfile64)(out, in, off, n) : NEXT(sendfile)(out, in, off, n);
+    shim_end(&c, r, r < 0);
+    FIX(out);
+    FIX(in);
+    FIX(o0);
+    shim_fix(&c, n);
+    shim_emit(&c);
+    return r;
+}
+
+SHIM_API ssize_t sendfile(int out, int in, off_t *off, size_t n)
+{
+    if (WANT(SENDFILE))
+        return NEXT(sendfile)(out, in, off, n);
+    return sendfile_rec(0, out, in, off, n, RA());
+}
+
+SHIM_API ssize_t sendfile64(int out, int in, off_t *off, size_t n)
+{
+    if (WANT(SENDFILE))
+        return NEXT(sendfile64)(out, in, off, n);
+    return sendfile_rec(1, out, in, off, n, RA());
+}

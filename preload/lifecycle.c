@@ -1,0 +1,94 @@
+/*
+ * A process's beginning and end: the process-start event when the shim
+ * initialises in a new image, and the exits (exit, _exit, _Exit, and the
+ * return from main, seen by wrapping main through __libc_start_main, which
+ * the executable's start code calls through its PLT).
+ */
+#include "shim.h"
+
+#include <stdlib.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+void shim_process_start(int argc, char **argv)
+{
+    if (!posixtrace_wanted(POSIXTRACE_EV_PROCESS_START))
+        goto map;
+    struct shim_call c;
+    shim_begin(&c, POSIXTRACE_EV_PROCESS_START, NULL);
+    shim_fix(&c, (uint64_t)syscall(SYS_getpid));
+    shim_fix(&c, (uint64_t)getppid());
+    shim_str(&c, shim_exe_path(), 1);
+    if (argv != NULL && argc >= 0 && argv[argc] == NULL)
+        shim_argv(&c, argv, 0);
+    else
+        shim_nodata(&c, 0);
+    shim_emit(&c);
+map:
+    if (posixtrace_wanted(POSIXTRACE_EV_MODULE))
+        shim_report_modules();
+}
+
+/* how: 0 exit, 1 _exit/_Exit, 2 return from main */
+static void record_exit(int status, int how, const void *ra)
+{
+    struct shim_call c;
+    if (!shim_begin(&c, POSIXTRACE_EV_EXIT, ra))
+        return;
+    shim_noreturn(&c);
+    c.tid = shim_tid_fresh(); /* a vfork child shares its parent's thread cache */
+    shim_fix(&c, (uint64_t)syscall(SYS_getpid));
+    shim_fix(&c, (uint64_t)(int64_t)status);
+    shim_fix(&c, (uint64_t)how);
+    shim_emit(&c);
+}
+
+REAL(void, exit, int);
+REAL(void, _exit, int);
+REAL(void, _Exit, int);
+
+SHIM_API __attribute__((noreturn)) void exit(int status)
+{
+    if (posixtrace_wanted(POSIXTRACE_EV_EXIT))
+        record_exit(status, 0, RA());
+    NEXT(exit)(status);
+    __builtin_unreachable();
+}
+
+SHIM_API __attribute__((noreturn)) void _exit(int status)
+{
+    if (posixtrace_wanted(POSIXTRACE_EV_EXIT))
+        record_exit(status, 1, RA());
+    NEXT(_exit)(status);
+    __builtin_unreachable();
+}
+
+SHIM_API __attribute__((noreturn)) void _Exit(int status)
+{
+    if (posixtrace_wanted(POSIXTRACE_EV_EXIT))
+        record_exit(status, 1, RA());
+    NEXT(_Exit)(status);
+    __builtin_unreachable();
+}
+
+/* ---- main ---- */
+typedef int (*main_fn)(int, char **, char **);
+static main_fn real_main;
+
+static int main_wrapper(int argc, char **argv, char **envp)
+{
+    int r = real_main(argc, argv, envp);
+    if (posixtrace_wanted(POSIXTRACE_EV_EXIT))
+        record_exit(r, 2, (const char *)real_main + 1); /* like a return address */
+    return r;
+}
+
+REAL(int, __libc_start_main, main_fn, int, char **, void (*)(void), void (*)(void),
+     void (*)(void), void *);
+
+SHIM_API int __libc_start_main(main_fn main, int argc, char **argv, void (*init)(void),
+                               void (*fini)(void), void (*rtld_fini)(void), void *stack_end)
+{
+    real_main = main;
+    return NEXT(__libc_start_main)(main_wrapper, argc, argv, init, fini, rtld_fini, stack_end);
+}

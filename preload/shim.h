@@ -1,0 +1,177 @@
+/*
+ * libposixtrace-preload.so internals: how a wrapper finds the function it
+ * wraps, builds its event payload (<posixtrace/events.h>) and records it.
+ *
+ * Every wrapper has the same shape:
+ *
+ *   SHIM_API ssize_t write(int fd, const void *buf, size_t n)
+ *   {
+ *       if (likely(!posixtrace_wanted(POSIXTRACE_EV_WRITE)))   // one load, one branch
+ *           return NEXT(write)(fd, buf, n);
+ *       return write_rec(fd, buf, n, RA());                     // noinline, big frame
+ *   }
+ *
+ * and the recording half:
+ *   struct shim_call c;
+ *   if (!shim_begin(&c, ID, ra))        // the trace system's own calls: not recorded
+ *       return NEXT(...)(...);
+ *   r = NEXT(...)(...);
+ *   shim_end(&c, r, r < 0);             // keeps errno, the result, the duration
+ *   shim_fix(&c, ...);  shim_str(&c, path, 0);  ...  // fixed fields, then variable ones
+ *   shim_emit(&c);                      // records (+ stack), restores errno
+ *
+ * Nothing here allocates: the payload is built on the stack and recorded by
+ * posixtrace_sys_event() (async-signal-safe, lock-free).
+ */
+#undef _FORTIFY_SOURCE
+#ifndef POSIXTRACE_SHIM_H
+#define POSIXTRACE_SHIM_H
+
+#include <errno.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+
+#include <posixtrace/events.h>
+#include <posixtrace/record.h>
+
+#define SHIM_API __attribute__((visibility("default")))
+#define SHIM_NOINLINE __attribute__((noinline))
+#define likely(x)   __builtin_expect(!!(x), 1)
+#define unlikely(x) __builtin_expect(!!(x), 0)
+/* The call site in the program: the exported wrapper's return address. */
+#define RA() __builtin_return_address(0)
+
+/* ---- resolve.c: the next definition of a symbol (libposixtrace's or libc's) ---- */
+void *shim_resolve(void **slot, const char *name); /* stores into *slot */
+static inline void *shim_get(void **slot, const char *name)
+{
+    void *p = __atomic_load_n(slot, __ATOMIC_RELAXED);
+    return likely(p != NULL) ? p : shim_resolve(slot, name);
+}
+/* REAL(ret, name, params...) once per wrapped function, then NEXT(name). */
+#define REAL(ret, name, ...) \
+    typedef ret (*name##_fn)(__VA_ARGS__); \
+    static void *real_##name
+#define NEXT(name) ((name##_fn)shim_get(&real_##name, #name))
+
+/* ---- core.c: configuration, the trace system's own code, thread ids ---- */
+#define SHIM_PAYLOAD_MAX 1024u /* record.h: system event payload limit */
+#define SHIM_STACK_MAX 64u
+struct shim_config {
+    uint32_t strsize;     /* POSIXTRACE_STRSIZE: buffer bytes recorded, default 32 */
+    uint32_t stack_depth; /* POSIXTRACE_STACK: frames per call, 0 = no stacks */
+    int keep_preload;     /* POSIXTRACE_KEEP_PRELOAD (default 1) */
+};
+extern struct shim_config shim_cfg;
+bool shim_internal_caller(const void *ra); /* libposixtrace, libunwind, the shim */
+uint32_t shim_tid(void);                   /* cached kernel thread id */
+void shim_tid_reset(void);                 /* in a fork child */
+uint32_t shim_tid_fresh(void);             /* gettid(), not cached (vfork children) */
+uint64_t shim_now_ns(void);
+
+/* ---- env.c: LD_PRELOAD kept in explicit child environments ---- */
+size_t shim_env_need(char *const *envp);  /* 0: use envp as it is; else an array size */
+char *const *shim_env_fix(char *const *envp, char **v, size_t need);
+/* envp, or a copy on the caller's stack with LD_PRELOAD appended */
+#define SHIM_ENV(envp) \
+    size_t envp##_need = shim_env_need(envp); \
+    char *envp##_v[envp##_need ? envp##_need : 1]; \
+    envp = shim_env_fix(envp, envp##_v, envp##_need)
+
+/* ---- modules.c: the address map ---- */
+extern volatile int shim_map_pending;      /* modules to report (init, dlopen) */
+void shim_report_modules(void);
+const char *shim_exe_path(void);
+
+/* ---- stack.c ---- */
+void shim_record_stack(const void *ra);
+
+/* ---- building and recording one call ---- */
+struct shim_call {
+    unsigned id;
+    uint32_t n;          /* payload bytes so far */
+    uint32_t flags;      /* POSIXTRACE_CALL_* */
+    int saved_errno;
+    uint32_t tid;        /* 0: shim_tid() at emit */
+    uint64_t t0;
+    const void *ra;
+    union {
+        struct posixtrace_call_hdr hdr;
+        unsigned char buf[SHIM_PAYLOAD_MAX];
+        uint64_t align;
+    } p;
+};
+
+static inline bool shim_begin(struct shim_call *c, unsigned id, const void *ra)
+{
+    if (unlikely(shim_internal_caller(ra)))
+        return false;
+    c->id = id;
+    c->ra = ra;
+    c->n = sizeof c->p.hdr;
+    c->flags = 0;
+    c->tid = 0;
+    c->p.hdr.err = 0;
+    c->p.hdr.ret = 0;
+    c->p.hdr.duration_ns = 0;
+    c->saved_errno = errno;
+    c->t0 = shim_now_ns();
+    return true;
+}
+
+/* After the call: its result, errno if it failed, the duration. errno as the
+ * call left it is restored by shim_emit. */
+static inline void shim_end(struct shim_call *c, int64_t ret, bool failed)
+{
+    c->saved_errno = errno;
+    c->p.hdr.ret = ret;
+    c->p.hdr.err = failed ? errno : 0;
+    c->p.hdr.duration_ns = shim_now_ns() - c->t0;
+}
+
+/* For functions that return an error number (pthread_*). */
+static inline void shim_end_rc(struct shim_call *c, int rc)
+{
+    c->saved_errno = errno;
+    c->p.hdr.ret = rc;
+    c->p.hdr.err = rc;
+    c->p.hdr.duration_ns = shim_now_ns() - c->t0;
+}
+
+/* Recorded before a call that may not return. */
+static inline void shim_noreturn(struct shim_call *c)
+{
+    c->flags |= POSIXTRACE_CALL_NORETURN;
+}
+
+static inline void shim_fix(struct shim_call *c, uint64_t v)
+{
+    __builtin_memcpy(c->p.buf + c->n, &v, 8); /* fixed fields always fit */
+    c->n += 8;
+}
+
+/* Room for a variable field's bytes when `after` more variable fields follow. */
+static inline uint32_t shim_room(const struct shim_call *c, unsigned after)
+{
+    uint32_t need = c->n + 4 * (after + 1);
+    return need < SHIM_PAYLOAD_MAX ? SHIM_PAYLOAD_MAX - need : 0;
+}
+
+/* A variable field: `len` bytes of p, cut to `limit` and to the room left. */
+void shim_var(struct shim_call *c, const void *p, size_t len, size_t limit, unsigned after);
+/* A string (no NUL); NULL gives an empty field. */
+void shim_str(struct shim_call *c, const char *s, unsigned after);
+/* The first shim_cfg.strsize bytes of a buffer of which `len` are valid;
+ * len < 0 (the call failed): not read, empty field marked NODATA. */
+void shim_buf(struct shim_call *c, const void *p, ssize_t len, unsigned after);
+/* An argv array: the strings NUL-terminated, back to back (NULL: empty). */
+void shim_argv(struct shim_call *c, char *const *argv, unsigned after);
+/* An empty variable field, marked NODATA (pointer not read). */
+void shim_nodata(struct shim_call *c, unsigned after);
+
+/* Record the call (and its stack if asked), restore errno. */
+void shim_emit(struct shim_call *c);
+
+#endif

@@ -1,0 +1,246 @@
+"""The LD_PRELOAD shim: processes, threads, signals, stacks, sockets
+(tests/t102_shim_proc.c, tests/t101_shim_fortify.c).
+
+The test process traces itself with a POSIX_TRACE_INHERITED stream, so forked
+children record into it with their own pid (posix_trace_attr_getinherited.3p.txt);
+exec'd images and posix_spawn children record through the preloaded shim
+(process_start). Events and payloads: doc/events.md.
+"""
+import os
+import subprocess
+
+from conftest import program
+from test_shim_common import run_shim, of, calls, hexs, shim_env
+
+WEXITED = 4
+
+
+def trimmed(evs):
+    return [e for e in calls(evs)]
+
+
+def children(other):
+    return [o.split("=")[1] for o in other if o.startswith("child=")]
+
+
+def test_fork_and_exit(tmp_path):
+    """fork is recorded in the parent (ret = child pid) and in the child (ret
+    0, its own pid and thread); the child's _exit(3) (flag NORETURN = 1, how
+    1) and the parent's waitpid (status 3 << 8)."""
+    evs, other = run_shim("t102_shim_proc", "fork")
+    child = children(other)[0]
+    ev = trimmed(evs)
+    assert [(e["name"], e["epid"] == child) for e in ev] == [
+        ("fork", False), ("fork", True), ("exit", True), ("wait", False)]
+    assert ev[0]["h_ret"] == child and ev[1]["h_ret"] == "0"
+    assert ev[1]["ktid"] == child
+    x = ev[2]
+    assert (x["status"], x["how"], x["pid"], x["h_flags"]) == ("3", "1", child, "1")
+    w = ev[3]
+    assert (w["pid"], w["status"], w["h_ret"]) == (child, str(3 << 8), child)
+    assert all(e["caller"] == "sc_fork" for e in ev)
+
+
+def test_vfork(tmp_path):
+    """vfork is recorded at entry (flag ENTRY = 4); the vfork child, which
+    shares its parent's memory, records its _exit with its own pid and thread
+    id in the payload."""
+    evs, other = run_shim("t102_shim_proc", "vfork")
+    child = children(other)[0]
+    ev = trimmed(evs)
+    assert [e["name"] for e in ev] == ["vfork", "exit", "wait"]
+    assert ev[0]["h_flags"] == "4" and ev[0]["caller"] == "sc_vfork"
+    assert (ev[1]["pid"], ev[1]["ktid"], ev[1]["status"]) == (child, child, "5")
+    assert ev[1]["caller"] == "sc_vfork"
+    assert ev[2]["status"] == str(5 << 8)
+
+
+def test_main_return():
+    """Returning from main is an exit event with main's return value (how 2)."""
+    evs, other = run_shim("t102_shim_proc", "mainret")
+    child = children(other)[0]
+    x = [e for e in of(evs, "exit") if e["pid"] == child]
+    assert len(x) == 1 and (x[0]["status"], x[0]["how"]) == ("9", "2")
+    assert x[0]["caller"] == "main"
+
+
+def test_spawn(tmp_path):
+    """posix_spawn and posix_spawnp: path, argv, the child's pid, and the
+    error number (returned, not in errno); each child image records its
+    process_start (exe, argv, ppid) and its exit."""
+    evs, other = run_shim("t102_shim_proc", "spawn")
+    c1, c2 = children(other)
+    sp = of(evs, "posix_spawn")
+    assert [(e["child"], e["search"], e["path"], e["argv"], e["h_ret"]) for e in sp] == [
+        (c1, "0", "/bin/true", "true|x", "0"), (c2, "1", "false", "false", "0"),
+        ("-1", "0", "/nonexistent/x", "true|x", "2")]
+    assert sp[2]["h_err"] == "errno2"
+    starts = {e["pid"]: e for e in of(evs, "process_start")}
+    assert starts[c1]["exe"] == os.path.realpath("/bin/true") and starts[c1]["argv"] == "true|x"
+    assert starts[c2]["exe"] == os.path.realpath("/bin/false")
+    me = sp[0]["epid"]
+    assert starts[c1]["ppid"] == me and starts[c2]["ppid"] == me
+    exits = {e["pid"]: e["status"] for e in of(evs, "exit")}
+    assert exits[c1] == "0" and exits[c2] == "1"
+
+
+def test_exec(tmp_path):
+    """The exec family: recorded before the call (NORETURN) with path and argv
+    (execl's variadic arguments); a failed exec adds an event with -1 and
+    errno; the new image records process_start with the same pid."""
+    evs, other = run_shim("t102_shim_proc", "exec")
+    child = children(other)[0]
+    ex = of(evs, "exec")
+    assert [(e["path"], e["argv"], e["search"], e["h_ret"], e["h_err"], e["h_flags"])
+            for e in ex] == [
+        ("/nonexistent/x", "x|a", "0", "0", "0", "1"),
+        ("/nonexistent/x", "x|a", "0", "-1", "errno2", "0"),
+        ("true", "true|b", "1", "0", "0", "1")]
+    assert all(e["pid"] == child and e["caller"] == "sc_exec" for e in ex)
+    st = of(evs, "process_start")
+    assert len(st) == 1 and st[0]["pid"] == child and st[0]["argv"] == "true|b"
+
+
+def test_env_keeps_preload(tmp_path):
+    """An explicit environment without LD_PRELOAD gets the shim's LD_PRELOAD
+    appended (children stay traced), unless POSIXTRACE_KEEP_PRELOAD=0."""
+    # env(1) is not instrumented: in a sanitizer build ASan's runtime goes first
+    pre = " ".join(p for p in shim_env(uninstrumented=True)["LD_PRELOAD"].split()
+                   if not p.endswith("libposixtrace.so.0"))
+    evs, other = run_shim("t102_shim_proc", "env", env={"LD_PRELOAD": pre})
+    assert "A=1" in other
+    assert [o for o in other if o.startswith("LD_PRELOAD=")] == ["LD_PRELOAD=" + pre]
+    assert len(of(evs, "process_start")) == 1
+    evs, other = run_shim("t102_shim_proc", "env",
+                          env={"LD_PRELOAD": pre, "POSIXTRACE_KEEP_PRELOAD": "0"})
+    assert "A=1" in other and not any(o.startswith("LD_PRELOAD=") for o in other)
+    assert of(evs, "process_start") == []
+
+
+def test_waits_and_kill(tmp_path):
+    """waitid (siginfo fields), kill (signal, ESRCH), wait4 of a killed child
+    (status = SIGTERM), exit(6) in a child (how 0), wait3, waitpid WNOHANG
+    failing with ECHILD."""
+    evs, other = run_shim("t102_shim_proc", "waits")
+    c1, c2, c3 = children(other)
+    wi = of(evs, "waitid")[0]
+    assert (wi["idtype"], wi["id"], wi["options"], wi["si_pid"], wi["si_code"],
+            wi["si_status"]) == ("1", c1, "0x4", c1, "1", "4")
+    k = of(evs, "kill")
+    assert [(e["pid"], e["sig"], e["h_ret"], e["h_err"]) for e in k] == [
+        (c2, "15", "0", "0"), (c3, "0", "-1", "ESRCH")]
+    w = [e for e in of(evs, "wait") if e["self"] == "1"]
+    assert [(e["pid"], e["status"], e["h_ret"], e["options"]) for e in w] == [
+        (c2, "15", c2, "0x0"), ("-1", str(6 << 8), c3, "0x0"), ("-1", "0", "-1", "0x1")]
+    assert w[2]["h_err"] == "errno10"
+    x = [e for e in of(evs, "exit") if e["pid"] == c3]
+    assert (x[0]["status"], x[0]["how"]) == ("6", "0")
+
+
+def test_threads(tmp_path):
+    """pthread_create (thread, start routine, arg) in the creator;
+    thread_start in the new thread (its own kernel tid, creator's tid);
+    pthread_exit explicit or by returning (retval); pthread_join (retval)."""
+    evs, other = run_shim("t102_shim_proc", "threads")
+    ev = trimmed(evs)
+    assert [e["name"] for e in ev] == [
+        "pthread_create", "thread_start", "write", "pthread_exit", "pthread_join",
+        "pthread_create", "thread_start", "pthread_exit", "pthread_join"]
+    main = ev[0]["ktid"]
+    c, s, w, x, j = ev[:5]
+    assert c["caller"] == "sc_threads" and c["arg"] == "0x1234" and c["h_ret"] == "0"
+    assert s["ktid"] != main and s["creator_tid"] == main and s["caller"] == "thr_ret"
+    assert s["start"] == c["start"] and s["arg"] == "0x1234"
+    assert w["ktid"] == s["ktid"] and w["caller"] == "thr_ret"
+    assert x["retval"] == "0x55" and x["ktid"] == s["ktid"] and x["h_flags"] == "1"
+    assert j["retval"] == "0x55" and j["thread"] == c["thread"] and j["ktid"] == main
+    assert ev[7]["retval"] == "0x66" and ev[7]["caller"] == "thr_exit"
+    assert ev[8]["retval"] == "0x66"
+    assert len({e["epid"] for e in ev}) == 1
+
+
+def test_signal_during_call(tmp_path):
+    """A signal handler runs while its thread is blocked in an intercepted
+    read; the handler's write is recorded (caller on_usr1, same thread), then
+    the read (which returns the byte the handler wrote)."""
+    evs, other = run_shim("t102_shim_proc", "signal")
+    ev = [e for e in trimmed(evs) if e["name"] in ("read", "write")]
+    assert [(e["name"], e["caller"], e["buf"]) for e in ev] == [
+        ("write", "on_usr1", hexs("s")), ("read", "sc_signal", hexs("s"))]
+    assert ev[0]["ktid"] == ev[1]["ktid"]
+
+
+def test_stack(tmp_path):
+    """posixtrace_shim_set_stack(3) (or POSIXTRACE_STACK=3): each call is
+    followed by a stack event of 3 return addresses naming the callers,
+    innermost first, frame 0 = the event's prog address."""
+    for env in (None, {"POSIXTRACE_STACK": "3"}):
+        evs, _ = run_shim("t102_shim_proc", "stack", env=env)
+        ev = trimmed(evs)
+        assert [e["name"] for e in ev] == ["close", "stack"]
+        assert ev[0]["caller"] == "st_inner" and ev[1]["caller"] == "st_inner"
+        assert ev[1]["frames"] == "st_inner<st_outer<sc_stack"
+        assert ev[1]["ktid"] == ev[0]["ktid"]
+
+
+def sockaddr_in(port):
+    return "0200" + "%04x" % port + "7f000001" + "00" * 8
+
+
+def test_net(tmp_path):
+    """socket, bind, listen, connect, accept/accept4 (peer address), send,
+    recv, shutdown, sendto/recvfrom, sendmsg/recvmsg: socket addresses as the
+    struct sockaddr bytes (AF_INET: family, port, 127.0.0.1; AF_UNIX
+    abstract name), data's first bytes."""
+    evs, other = run_shim("t102_shim_proc", "net")
+    port = int([o for o in other if o.startswith("port=")][0].split("=")[1])
+    cport = int([o for o in other if o.startswith("cliport=")][0].split("=")[1])
+    ev = trimmed(evs)
+    names = [e["name"] for e in ev]
+    assert names == ["socket", "bind", "listen", "socket", "connect", "accept", "send",
+                     "recv", "shutdown", "socket", "connect", "accept", "socket", "socket",
+                     "bind", "send", "recv", "sendmsg", "recvmsg"] + ["close"] * 7
+    assert all(e["caller"] == "sc_net" and e["h_err"] == "0" for e in ev)
+    assert (ev[0]["domain"], ev[0]["type"], ev[0]["protocol"]) == ("2", "1", "0")
+    assert ev[1]["addr"] == sockaddr_in(0)
+    assert ev[2]["backlog"] == "4"
+    assert ev[3]["type"] == str(1 | 0o2000000)        # SOCK_STREAM|SOCK_CLOEXEC
+    assert ev[4]["addr"] == sockaddr_in(port)
+    assert ev[5]["addr"] == sockaddr_in(cport) and ev[5]["h_ret"] == "6"
+    assert (ev[6]["buf"], ev[6]["count"], ev[6]["addr"]) == (hexs("ping"), "4", "-")
+    assert (ev[7]["buf"], ev[7]["count"], ev[7]["h_ret"]) == (hexs("ping"), "16", "4")
+    assert ev[8]["how"] == "1"
+    assert ev[11]["flags"] == "2048" and ev[11]["addr"] == "-"   # accept4 SOCK_NONBLOCK
+    unix_abstract = "0100" + "00" + hexs("ptshim")
+    assert ev[14]["addr"] == unix_abstract
+    assert (ev[15]["addr"], ev[15]["buf"]) == (unix_abstract, hexs("dgram"))
+    assert ev[16]["buf"] == hexs("dgram")
+    assert (ev[17]["addr"], ev[17]["iovlen"], ev[17]["buf"]) == (unix_abstract, "2",
+                                                                 hexs("msg!"))
+    assert ev[18]["buf"] == hexs("msg!")
+    assert all(e["h_flags"] == "0" for e in ev)
+
+
+def test_fortified_entry_points(tmp_path):
+    """A -D_FORTIFY_SOURCE=2 build calls __open_2, __openat_2, __read_chk,
+    __pread_chk, __recv_chk, __recvfrom_chk: each recorded as its plain
+    function's event, nothing escapes."""
+    out = subprocess.run(["nm", "-D", "--undefined-only", program("t101_shim_fortify")],
+                         stdout=subprocess.PIPE, universal_newlines=True).stdout
+    imported = {l.split()[-1].split("@")[0] for l in out.splitlines()}
+    for f in ("__open_2", "__openat_2", "__read_chk", "__pread_chk", "__recv_chk",
+              "__recvfrom_chk"):
+        assert f in imported, f
+    d = str(tmp_path)
+    evs, _ = run_shim("t101_shim_fortify", d)
+    ev = trimmed(evs)
+    assert [(e["name"], e["h_ret"]) for e in ev] == [
+        ("open", "4"), ("write", "9"), ("close", "0"), ("open", "4"), ("read", "3"),
+        ("pread", "3"), ("close", "0"), ("open", "4"), ("close", "0"),
+        ("write", "3"), ("recv", "3"), ("write", "3"), ("recv", "3"), ("close", "0"),
+        ("close", "0")]
+    assert all(e["caller"] == "sc_fortify" for e in ev)
+    assert ev[0]["flags"] == str(0o1101) and ev[0]["mode"] == "0600"
+    assert ev[4]["buf"] == hexs("for") and ev[5]["buf"] == hexs("ifi")
+    assert ev[7]["dirfd"] == "-100"
+    assert ev[10]["buf"] == hexs("abc") and ev[12]["buf"] == hexs("def")
