@@ -2,29 +2,16 @@
  * The exec family. Each call is recorded before it is made (flag
  * POSIXTRACE_CALL_NORETURN, ret 0) with the caller's pid and thread id read
  * fresh (a vfork child shares its parent's memory), then made through the
- * next definition, libposixtrace's, which shuts the process's own streams
- * down and hands attachments to the new image. If the exec fails, a second
- * exec event records the failure (ret -1, errno, duration).
+ * next definition (libc's, or libposixtrace's when the program links it)
+ * after posixtrace_before_exec(), which shuts the process's own streams down
+ * and hands the others to the new image. If the exec fails, a second exec
+ * event records the failure (ret -1, errno, duration).
  *
  * execl, execlp, execle build their argv on the stack and go to the next
  * execv, execvp, execve (not through this shim's wrappers: one event per call).
- *
- * "Next" must be libposixtrace's definitions even where libc comes before
- * libposixtrace in the lookup order (a program that does not link
- * libposixtrace: the shim brings it in after the program's own libraries),
- * so they are looked up in libposixtrace itself, at initialisation (not
- * lazily in a vfork child).
- *
- * libposixtrace's wrappers find libc's exec with dlsym(RTLD_NEXT), which
- * fails when libc precedes libposixtrace in the lookup order; until they can
- * cope with that, the shim then calls libc's exec directly (no crash, but
- * the streams are not handed to the new image): launchers put libposixtrace
- * in LD_PRELOAD after the shim (preload/README.md).
  */
 #include "shim.h"
 
-#include <dlfcn.h>
-#include <link.h>
 #include <stdarg.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -33,65 +20,18 @@ enum kind { K_EXECVE, K_EXECV, K_EXECVP, K_EXECVPE, K_FEXECVE };
 static void *real_fn[5];
 static const char *const names[5] = { "execve", "execv", "execvp", "execvpe", "fexecve" };
 
-/* Is the object defining `next` (libc) before libposixtrace in load order? */
-struct order_query {
-    uintptr_t a, b; /* an address in libc, one in libposixtrace */
-    int seen_a, a_first;
-};
-
-static int in_object(const struct dl_phdr_info *info, uintptr_t x)
-{
-    for (int i = 0; i < info->dlpi_phnum; i++) {
-        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
-        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
-        if (ph->p_type == PT_LOAD && x >= lo && x - lo < ph->p_memsz)
-            return 1;
-    }
-    return 0;
-}
-
-static int order_cb(struct dl_phdr_info *info, size_t size, void *data)
-{
-    (void)size;
-    struct order_query *q = data;
-    if (in_object(info, q->a))
-        q->seen_a = 1;
-    if (in_object(info, q->b)) {
-        q->a_first = q->seen_a;
-        return 1;
-    }
-    return 0;
-}
-
-static int lib_after_libc(void *next)
-{
-    struct order_query q = { (uintptr_t)next, (uintptr_t)&posixtrace_sys_event, 0, 0 };
-    dl_iterate_phdr(order_cb, &q);
-    return q.a_first;
-}
-
+/* Resolved at initialisation, not lazily in a vfork child. */
 void shim_exec_init(void)
 {
-    Dl_info di;
-    void *lib = NULL;
-    if (dladdr((void *)&posixtrace_sys_event, &di) != 0 && di.dli_fname != NULL)
-        lib = dlopen(di.dli_fname, RTLD_LAZY | RTLD_NOLOAD);
-    for (int k = 0; k < 5; k++) {
-        void *f = lib != NULL ? dlsym(lib, names[k]) : NULL;
-        void *next = dlsym(RTLD_NEXT, names[k]);
-        if (f != NULL && next != NULL && f != next && lib_after_libc(next))
-            f = next; /* libposixtrace's wrapper would find no next definition */
-        if (f != NULL)
-            __atomic_store_n(&real_fn[k], f, __ATOMIC_RELAXED);
-    }
-    if (lib != NULL)
-        dlclose(lib);
+    for (int k = 0; k < 5; k++)
+        shim_get(&real_fn[k], names[k]);
 }
 
 static int call_next(enum kind k, int fd, const char *path, char *const argv[],
                      char *const envp[])
 {
     void *f = shim_get(&real_fn[k], names[k]);
+    posixtrace_before_exec();
     switch (k) {
     case K_EXECV:
     case K_EXECVP:

@@ -38,14 +38,12 @@ def lib_path():
 
 
 def shim_env(extra=None, uninstrumented=False):
-    """The environment that loads the shim. A program that does not link
-    libposixtrace (a Debian binary) gets libposixtrace preloaded after the
-    shim (preload/README.md: exec hand-off), and, in a sanitizer build, ASan's
-    runtime first; an instrumented test program accepts ASan after the shim.
-    Leak checks are off for programs that are not ours."""
+    """The environment that loads the shim (alone: it brings libposixtrace in,
+    as for posixtrace-run). A program that is not ours (a Debian binary) gets,
+    in a sanitizer build, ASan's runtime first; an instrumented test program
+    accepts ASan after the shim. Leak checks are off for programs that are
+    not ours."""
     env = {"LD_PRELOAD": shim_path()}
-    if uninstrumented:
-        env["LD_PRELOAD"] = shim_path() + " " + lib_path()
     if sanitized():
         asan = os.environ.get("ASAN_OPTIONS", "")
         asan += ":verify_asan_link_order=0"
