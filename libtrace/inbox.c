@@ -21,6 +21,7 @@
 #include "internal.h"
 #include <dirent.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -232,9 +233,13 @@ void pt_inbox_atfork_child(void)
     pt_proc_stat(getpid(), NULL, &pt_start);
     struct pt_inbox copy = *PT_INBOX;
     int old = copy.fd;
+    bool pending = false; /* posted, not yet attached by the parent: ours too */
     for (unsigned i = 0; i < PT_MAX_ATTACH; i++) {
-        if (atomic_load(&pt_att[i].shm) == NULL)
+        bool p = atomic_load(&copy.ent[i].state) == PT_IE_POSTED &&
+                 copy.ent[i].inherit == POSIX_TRACE_INHERITED;
+        if (atomic_load(&pt_att[i].shm) == NULL && !p)
             memset(&copy.ent[i], 0, sizeof copy.ent[i]);
+        pending |= atomic_load(&pt_att[i].shm) == NULL && p;
     }
     /* not the parent's shared want bytes: ours */
     for (unsigned id = 0; id < PT_WANT_BYTES; id++)
@@ -243,6 +248,8 @@ void pt_inbox_atfork_child(void)
     if (create_inbox(&copy, old) < 0) {
         inbox_ready = 0; /* no inbox: stay with the private copy */
         close(old);
+    } else if (pending) {
+        pt_inbox_ring(PT_INBOX); /* attach them at the first event */
     }
     for (unsigned i = 0; i < PT_MAX_ATTACH; i++) {
         struct pt_shm *s = atomic_load(&pt_att[i].shm);
@@ -413,13 +420,45 @@ static struct pt_shm *open_stream(const struct pt_inbox_ent *e, size_t *size)
         return NULL;
     if (s->magic != PT_SHM_MAGIC || s->version != PT_SHM_VERSION || s->key != e->key ||
         s->total_size != e->size || s->nslots != PT_NSLOTS ||
-        atomic_load(&s->state) == PT_ST_SHUTDOWN || pt_ctrl_dead(s) ||
+        atomic_load(&s->state) == PT_ST_SHUTDOWN ||
         !pt_proc_alive((pid_t)e->ctrl_pid, e->ctrl_start)) {
         munmap(s, e->size);
         return NULL;
     }
     *size = e->size;
     return s;
+}
+
+/* The controller's alive word, read-only (NULL: it cannot be watched, e.g.
+ * a privileged controller of another user). */
+static const int *map_alive(const struct pt_inbox_ent *e, struct pt_shm *s)
+{
+    if (!s->watched || s->alive_fd < 0)
+        return NULL;
+    char path[96];
+    int fd;
+    if (e->ctrl_fd >= 0) {
+        snprintf(path, sizeof path, "/proc/%u/fd/%d", e->ctrl_pid, s->alive_fd);
+        fd = open(path, O_RDONLY | O_CLOEXEC);
+    } else { /* a controller of another user: its page by name */
+        pt_shm_alive_name(e->ctrl_pid, e->ctrl_start, path, sizeof path);
+        fd = shm_open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
+    }
+    if (fd < 0)
+        return NULL;
+    struct stat st;
+    void *p = MAP_FAILED;
+    if (fstat(fd, &st) == 0 && st.st_size == 4096)
+        p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
+    close(fd);
+    return p == MAP_FAILED ? NULL : (const int *)((const char *)p + offsetof(pthread_mutex_t, __data.__lock));
+}
+
+static void unmap_alive(int i)
+{
+    if (pt_att[i].alive != NULL && !pt_att[i].own)
+        munmap((void *)((uintptr_t)pt_att[i].alive & ~(uintptr_t)4095), 4096);
+    pt_att[i].alive = NULL;
 }
 
 static void attach_entry(int i, const struct pt_inbox_ent *e)
@@ -430,8 +469,17 @@ static void attach_entry(int i, const struct pt_inbox_ent *e)
         pt_inbox_free(i);
         return;
     }
+    const int *alive = map_alive(e, s);
     pt_names_register_all(s);
     pt_attach_set(i, s, size, e->key, 0);
+    pt_att[i].alive = alive;
+    if (pt_att_ctrl_dead(i)) {
+        unmap_alive(i);
+        pt_attach_remove_locked(i);
+        pt_shm_unmap(s, size);
+        pt_inbox_free(i);
+        return;
+    }
     pt_member_join(s, i);
     load_copies(i, s);
     pt_want_update();
@@ -443,6 +491,7 @@ static void detach(int i)
     size_t size = pt_att[i].map_size;
     member_leave(s, i);
     pt_attach_remove_locked(i);
+    unmap_alive(i);
     pt_shm_unmap(s, size);
     pt_inbox_free(i);
 }
@@ -474,7 +523,7 @@ static void refresh_locked(void)
                     attach_entry((int)i, &posted[i]);
                 continue;
             }
-            if (atomic_load(&s->state) == PT_ST_SHUTDOWN || pt_ctrl_dead(s))
+            if (atomic_load(&s->state) == PT_ST_SHUTDOWN || pt_att_ctrl_dead((int)i))
                 detach((int)i);
             else
                 load_copies((int)i, s);

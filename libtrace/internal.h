@@ -58,6 +58,7 @@ struct pt_attach {
     uint64_t key;             /* the stream's key (its inbox entry has the same index) */
     int own;                  /* created by this process: its handle manages it */
     int member;               /* index in the stream's member table, or -1 */
+    const int *alive;         /* the controller's alive word (mapped read-only), or NULL */
 };
 
 /* Per-thread recording state, in static memory so that another thread may
@@ -179,16 +180,20 @@ void pt_remote_close_inbox(struct pt_inbox *ib);
 int  pt_remote_find_inbox(pid_t pid, uint64_t *start, struct pt_inbox **ib);
 int  pt_remote_post(struct pt_inbox *ib, struct pt_shm *s, int fd, size_t size);
 void pt_remote_ring_members(struct pt_shm *s);
-int  pt_keeper_hold(pthread_mutex_t *m);
-void pt_keeper_release(pthread_mutex_t *m);
+int  pt_keeper_alive(const int **word);
+int  pt_keeper_alive_named(void);
+void pt_keeper_alive_named_done(void);
 void pt_keeper_atfork_child(void);
-static inline bool pt_ctrl_dead(struct pt_shm *s)
+/* Did the controller of attachment att die? One load of its alive word. */
+static inline bool pt_att_ctrl_dead(int att)
 {
-    if (!s->watched)
+    const int *w = pt_att[att].alive;
+    if (w == NULL)
         return false;
-    int v = __atomic_load_n(&s->ctrl_alive.__data.__lock, __ATOMIC_RELAXED);
-    return v == 0 || (v & 0x40000000) != 0; /* released, or FUTEX_OWNER_DIED */
+    int v = __atomic_load_n(w, __ATOMIC_RELAXED);
+    return v == 0 || (v & 0x40000000) != 0; /* not held, or FUTEX_OWNER_DIED */
 }
+bool pt_shm_ctrl_dead(struct pt_shm *s);       /* the same, found by stream */
 
 /* ---- reap.c: writers that died ---- */
 struct pt_handle;
@@ -211,6 +216,8 @@ int  pt_shm_create(const trace_attr_t *a, int has_log, const struct pt_shm_owner
 void pt_shm_close_backing(int named, uint64_t key, int fd);
 void pt_shm_name(uint32_t ctrl_pid, uint64_t ctrl_start, uint64_t key, char *buf, size_t n);
 void pt_shm_cleanup_stale(void);
+void pt_shm_alive_name(uint32_t ctrl_pid, uint64_t ctrl_start, char *buf, size_t n);
+int  pt_shm_privatize(struct pt_shm *s, int fd);
 void pt_shm_unmap(struct pt_shm *s, size_t size);
 size_t pt_max_record(const struct pt_shm *s);
 
@@ -257,6 +264,7 @@ struct pt_rslot {             /* the reader's view of one writer slot */
     uint64_t anchor_ts;
     int64_t anchor_ns;
     int has_anchor;
+    int bad;                  /* its chain is corrupt: reported once, no longer followed */
 };
 struct pt_flush;   /* flusher.c */
 struct pt_logr;    /* logread.c */

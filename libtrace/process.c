@@ -146,6 +146,7 @@ void pt_attach_set(int idx, struct pt_shm *shm, size_t size, uint64_t key, int o
     a->key = key;
     a->own = own;
     a->member = -1;
+    a->alive = NULL;
     atomic_store(&a->running, 0);
     for (unsigned w = 0; w < PT_ID_SPACE / 64; w++)
         atomic_store(&a->filter[w], 0);

@@ -114,6 +114,8 @@ static int peek(struct pt_handle *h, uint32_t i, struct pt_peek *p)
     struct pt_shm *s = h->shm;
     struct pt_slot *sl = &pt_slots(s)[i];
     struct pt_rslot *r = &h->rs[i];
+    if (r->bad)
+        return PEEK_NONE;
     for (int guard = 0; guard < 1 << 20; guard++) {
         uint64_t rh = atomic_load_explicit(&sl->rhead, memory_order_acquire);
         if (rh != r->rhead && !pt_chain_resync(h, i, rh, NULL)) {
@@ -127,6 +129,7 @@ static int peek(struct pt_handle *h, uint32_t i, struct pt_peek *p)
         }
         if (r->chunk >= s->nchunks) {
             pt_chain_error(h, EBADMSG);
+            r->bad = 1;
             return 0;
         }
         struct pt_chunk *ch = pt_chunk(s, r->chunk);
@@ -177,6 +180,7 @@ static int peek(struct pt_handle *h, uint32_t i, struct pt_peek *p)
             }
             if (next >= s->nchunks) {
                 pt_chain_error(h, EBADMSG);
+                r->bad = 1;
                 return 0;
             }
             uint64_t nrh = (((r->rhead >> 32) + 1) << 32) | next;
@@ -192,6 +196,8 @@ static int peek(struct pt_handle *h, uint32_t i, struct pt_peek *p)
             return PEEK_EVENT;
         }
     }
+    pt_chain_error(h, EBADMSG); /* a chain that never ends (a loop of chunks) */
+    r->bad = 1;
     return PEEK_NONE;
 }
 

@@ -121,7 +121,7 @@ static struct pt_rec *rec_at_pos(struct pt_shm *s, uint64_t pos)
 /* Close the current chunk and continue in a new one. False: no space. */
 static bool switch_chunk(struct pt_shm *s, struct pt_slot *sl, uint64_t ts)
 {
-    if (unlikely(pt_ctrl_dead(s))) {
+    if (unlikely(pt_shm_ctrl_dead(s))) {
         pt_inbox_ring_self(); /* the next event detaches the stream */
         return false;
     }
@@ -245,6 +245,16 @@ static bool write_event(struct pt_shm *s, struct pt_slot *sl, trace_event_id_t i
     put_record(s, sl, PT_REC_EVENT, id, ts, addr, data, len, rflags);
     sl->nrec++;
     return true;
+}
+
+/* The controller of stream s (attached here) died. A chunk switch is rare:
+ * finding the attachment by scanning them is fine. */
+bool pt_shm_ctrl_dead(struct pt_shm *s)
+{
+    for (int i = 0; i < (int)PT_MAX_ATTACH; i++)
+        if (atomic_load_explicit(&pt_att[i].shm, memory_order_relaxed) == s)
+            return pt_att_ctrl_dead(i);
+    return false;
 }
 
 /* An orphan's writer may have died in the middle of a record (its process
@@ -413,10 +423,11 @@ static inline bool wanted(uint32_t i, trace_event_id_t id)
  */
 static inline bool record_fast(struct pt_shm *s, uint32_t att, struct pt_thread *t,
                                trace_event_id_t id, const void *data, size_t len,
-                               uint64_t addr)
+                               uint64_t addr, unsigned flags)
 {
+    size_t max = flags & PT_REC_SYS ? PT_SYS_DATA_MAX : s->max_data;
     uint16_t v = t->slot[att][0];
-    if (unlikely(v == 0 || t->epoch[att] != pt_att[att].epoch || len > s->max_data ||
+    if (unlikely(v == 0 || t->epoch[att] != pt_att[att].epoch || len > max ||
                  s->clock_mode != PT_CLOCK_TSC ||
                  atomic_load_explicit(&s->state, memory_order_relaxed) != PT_ST_RUNNING))
         return false;
@@ -458,14 +469,18 @@ __attribute__((noinline)) static void event_general(trace_event_id_t id, const v
 /* A wanted, valid event: one attached stream and an outermost call take the
  * straight path, anything else the general one. */
 __attribute__((noinline)) static void event_wanted(trace_event_id_t id, const void *data,
-                                                   size_t len, uint64_t addr, uint8_t want)
+                                                   size_t len, uint64_t addr, uint8_t want,
+                                                   unsigned flags)
 {
-    if (unlikely(want & PT_WANT_BELL))
+    if (unlikely(want & PT_WANT_BELL)) {
         pt_inbox_refresh(false); /* a controller posted or changed a stream */
+        if (!(pt_want_load(id) & PT_WANT_ON))
+            return;
+    }
     uint64_t mask = atomic_load_explicit(&pt_att_mask, memory_order_relaxed);
     uint32_t ti = pt_thread_index();
     if (unlikely(ti == 0 || mask == 0 || (mask & (mask - 1)) != 0)) {
-        event_general(id, data, len, addr, 0);
+        event_general(id, data, len, addr, flags);
         return;
     }
     struct pt_thread *t = &pt_threads[ti - 1];
@@ -475,8 +490,8 @@ __attribute__((noinline)) static void event_wanted(trace_event_id_t id, const vo
     uint32_t i = (uint32_t)__builtin_ctzll(mask);
     /* loaded after the busy mark: see the grace period in process.c */
     struct pt_shm *s = atomic_load_explicit(&pt_att[i].shm, memory_order_acquire);
-    if (s != NULL && (nest != 0 || !record_fast(s, i, t, id, data, len, addr)))
-        record_one(s, (int)i, t, id, data, len, addr, 0);
+    if (s != NULL && (nest != 0 || !record_fast(s, i, t, id, data, len, addr, flags)))
+        record_one(s, (int)i, t, id, data, len, addr, flags);
     atomic_signal_fence(memory_order_seq_cst);
     atomic_store_explicit(&t->calls, atomic_load_explicit(&t->calls, memory_order_relaxed) + 1,
                           memory_order_relaxed);
@@ -496,7 +511,7 @@ PT_API __attribute__((aligned(64))) void posix_trace_event(trace_event_id_t id, 
         if (likely(want == 0))
             return;
         addr = (uint64_t)(uintptr_t)__builtin_return_address(0);
-        event_wanted(id, data, data ? len : 0, addr, want);
+        event_wanted(id, data, data ? len : 0, addr, want, 0);
         return;
     }
     if (atomic_load_explicit(&pt_att_mask, memory_order_relaxed) == 0)
@@ -509,11 +524,25 @@ PT_API __attribute__((aligned(64))) void posix_trace_event(trace_event_id_t id, 
 PT_API void posixtrace_sys_event(trace_event_id_t id, const void *data, size_t len,
                                  const void *prog_addr)
 {
-    if (id < 8 || id >= PT_SYS_EVENTS || pt_want_load(id) == 0)
+    if (id < 8 || id >= PT_SYS_EVENTS)
         return;
-    if (unlikely(pt_want_load(id) & PT_WANT_BELL))
-        pt_inbox_refresh(false);
-    event_general(id, data, data ? len : 0, (uint64_t)(uintptr_t)prog_addr, PT_REC_SYS);
+    uint8_t want = pt_want_load(id);
+    if (want == 0)
+        return;
+    event_wanted(id, data, data ? len : 0, (uint64_t)(uintptr_t)prog_addr, want, PT_REC_SYS);
+}
+
+/* The controller's slot lives in shared memory that the traced processes
+ * can write: check its write position before writing through it. */
+static bool ctl_slot_sane(struct pt_shm *s, struct pt_slot *sl)
+{
+    if (sl->wchunk == PT_NONE)
+        return true;
+    if (sl->wchunk >= s->nchunks)
+        return false;
+    uint64_t lo = pt_chunk_data_off(s, sl->wchunk), hi = lo + pt_chunk_room(s);
+    return sl->wpos >= lo && sl->wpos <= hi && sl->wpos % 8 == 0 &&
+           (sl->wend == 0 || sl->wend == hi);
 }
 
 /* A controller's own system events (START, STOP, FILTER) into a stream it
@@ -549,6 +578,10 @@ void pt_record_ctl(struct pt_shm *s, uint32_t *slot, uint32_t pid, trace_event_i
         }
     }
     struct pt_slot *sl = &pt_slots(s)[*slot];
+    if (!ctl_slot_sane(s, sl)) { /* another process wrote over it */
+        pt_note_loss(s, 1, EBADMSG);
+        return;
+    }
     if (len > PT_SYS_DATA_MAX)
         len = PT_SYS_DATA_MAX;
     if (!write_event(s, sl, id, pt_ticks(s->clock_mode), data, (uint32_t)len, addr, 0))

@@ -154,79 +154,142 @@ void pt_remote_ring_members(struct pt_shm *s)
 }
 
 /* ---- the keeper ----
- * A thread of the controller holds each watched stream's robust ctrl_alive
- * mutex for the stream's life. When the controller process dies, however it
- * dies, the kernel marks the mutexes its threads held FUTEX_OWNER_DIED: the
- * targets see it with one load (pt_ctrl_dead) at their next chunk switch. */
-static pthread_mutex_t keeper_call = PTHREAD_MUTEX_INITIALIZER;
+ * One thread of the controller locks a robust mutex in a small memfd of its
+ * own ("posixtrace-alive") and holds it for the life of the process. When
+ * the controller dies, however it dies, the kernel marks the mutex
+ * FUTEX_OWNER_DIED. Targets map that page read-only (it is not in the
+ * stream, which they may scribble over) and test the word with one load
+ * (pt_att_ctrl_dead) at their chunk switches and when answering the doorbell. */
 static pthread_mutex_t keeper_lock = PTHREAD_MUTEX_INITIALIZER;
 static pthread_cond_t keeper_cv = PTHREAD_COND_INITIALIZER;
-static pthread_mutex_t *keeper_req;
-static int keeper_op, keeper_rc, keeper_started;
+static pthread_mutex_t *keeper_req;       /* a mutex for the keeper to take */
+static int keeper_started, keeper_rc;
+static pthread_mutex_t *alive_m, *alive_named_m;
+static int alive_fd = -1;
 
 static void *keeper_main(void *arg)
 {
     (void)arg;
     pthread_mutex_lock(&keeper_lock);
-    for (;;) {
+    for (;;) { /* lock what it is asked to, and hold it until the process ends */
         while (keeper_req == NULL)
             pthread_cond_wait(&keeper_cv, &keeper_lock);
-        if (keeper_op)
-            keeper_rc = pthread_mutex_lock(keeper_req);
-        else
-            keeper_rc = pthread_mutex_unlock(keeper_req);
+        keeper_rc = pthread_mutex_lock(keeper_req);
         keeper_req = NULL;
         pthread_cond_broadcast(&keeper_cv);
     }
     return NULL;
 }
 
-static int keeper_do(pthread_mutex_t *m, int op)
+/* keeper_lock held: have the keeper thread take m. */
+static int keeper_take(pthread_mutex_t *m)
 {
-    pthread_mutex_lock(&keeper_call);
-    pthread_mutex_lock(&keeper_lock);
-    int rc = 0;
     if (!keeper_started) {
         pthread_t t;
         sigset_t all, old;
         sigfillset(&all);
         pthread_sigmask(SIG_SETMASK, &all, &old); /* it takes no signal of the program's */
-        rc = pthread_create(&t, NULL, keeper_main, NULL);
+        int rc = pthread_create(&t, NULL, keeper_main, NULL);
         pthread_sigmask(SIG_SETMASK, &old, NULL);
-        if (rc == 0) {
-            pthread_detach(t);
-            keeper_started = 1;
-        }
+        if (rc != 0)
+            return rc;
+        pthread_detach(t);
+        keeper_started = 1;
     }
-    if (rc == 0) {
-        keeper_req = m;
-        keeper_op = op;
-        pthread_cond_broadcast(&keeper_cv);
-        while (keeper_req != NULL)
-            pthread_cond_wait(&keeper_cv, &keeper_lock);
-        rc = keeper_rc;
+    keeper_req = m;
+    pthread_cond_broadcast(&keeper_cv);
+    while (keeper_req != NULL)
+        pthread_cond_wait(&keeper_cv, &keeper_lock);
+    return keeper_rc;
+}
+
+static pthread_mutex_t *map_alive_page(int fd)
+{
+    fchmod(fd, 0644); /* a lock word, nothing else: anyone may watch it */
+    void *p = MAP_FAILED;
+    if (ftruncate(fd, 4096) == 0)
+        p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+    pthread_mutexattr_t ma;
+    pthread_mutexattr_init(&ma);
+    pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
+    pthread_mutexattr_setrobust(&ma, PTHREAD_MUTEX_ROBUST);
+    pthread_mutex_init(p, &ma);
+    pthread_mutexattr_destroy(&ma);
+    if (keeper_take(p) != 0) {
+        munmap(p, 4096);
+        return NULL;
     }
+    return p;
+}
+
+/* The descriptor of this controller's alive page (made on first use), or
+ * -1; *word: its lock word, mapped here. */
+int pt_keeper_alive(const int **word)
+{
+    pthread_mutex_lock(&keeper_lock);
+    if (alive_m == NULL) {
+        int fd = memfd_create("posixtrace-alive", MFD_CLOEXEC);
+        if (fd >= 0 && (alive_m = map_alive_page(fd)) == NULL)
+            close(fd);
+        else
+            alive_fd = fd;
+    }
+    int fd = alive_m != NULL ? alive_fd : -1;
+    if (word != NULL)
+        *word = fd >= 0 ? (const int *)&alive_m->__data.__lock : NULL;
     pthread_mutex_unlock(&keeper_lock);
-    pthread_mutex_unlock(&keeper_call);
+    return fd;
+}
+
+/* The same page under a /dev/shm name, for targets of other users, which
+ * cannot open our memfd (pt_shm_name's "alive" form; removed by
+ * pt_shm_cleanup_stale once we are gone). 0 or an error. */
+static int named_users;
+
+int pt_keeper_alive_named(void)
+{
+    pthread_mutex_lock(&keeper_lock);
+    int rc = 0;
+    named_users++;
+    if (alive_named_m == NULL) {
+        char name[96];
+        pt_shm_alive_name(pt_pid, pt_start, name, sizeof name);
+        int fd = shm_open(name, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
+        if (fd < 0 || (alive_named_m = map_alive_page(fd)) == NULL)
+            rc = EAGAIN;
+        if (fd >= 0)
+            close(fd);
+    }
+    if (rc != 0)
+        named_users--;
+    pthread_mutex_unlock(&keeper_lock);
     return rc;
 }
 
-int pt_keeper_hold(pthread_mutex_t *m)
+/* A named stream was shut down: with the last, the name goes (the page
+ * stays mapped and held: the keeper never lets go of a lock). */
+void pt_keeper_alive_named_done(void)
 {
-    return keeper_do(m, 1);
+    pthread_mutex_lock(&keeper_lock);
+    if (named_users > 0 && --named_users == 0 && alive_named_m != NULL) {
+        char name[96];
+        pt_shm_alive_name(pt_pid, pt_start, name, sizeof name);
+        shm_unlink(name);
+        alive_named_m = NULL;
+    }
+    pthread_mutex_unlock(&keeper_lock);
 }
 
-void pt_keeper_release(pthread_mutex_t *m)
-{
-    keeper_do(m, 0);
-}
-
-/* The child has no keeper thread (the parent's keeps the parent's streams). */
+/* The child has no keeper thread; the parent's alive page stays mapped. */
 void pt_keeper_atfork_child(void)
 {
     keeper_started = 0;
     keeper_req = NULL;
+    alive_fd = -1;
+    alive_m = alive_named_m = NULL;
+    named_users = 0;
     pthread_mutex_init(&keeper_lock, NULL);
-    pthread_mutex_init(&keeper_call, NULL);
     pthread_cond_init(&keeper_cv, NULL);
 }

@@ -1,6 +1,7 @@
 /* Creating, laying out and unmapping the shared memory of one stream. */
 #include "internal.h"
 #include <dirent.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <fcntl.h>
@@ -63,8 +64,7 @@ static int init_robust(pthread_mutex_t *m)
 
 static int init_names_lock(struct pt_shm *s)
 {
-    int rc = init_robust(&s->names_lock);
-    return rc != 0 ? rc : init_robust(&s->ctrl_alive);
+    return init_robust(&s->names_lock);
 }
 
 static void init_header(struct pt_shm *s, const trace_attr_t *a, const struct pt_geometry *g,
@@ -119,7 +119,13 @@ void pt_shm_name(uint32_t ctrl_pid, uint64_t ctrl_start, uint64_t key, char *buf
              (unsigned long long)key);
 }
 
-/* Named streams of controllers that died without shutting them down. */
+void pt_shm_alive_name(uint32_t ctrl_pid, uint64_t ctrl_start, char *buf, size_t n)
+{
+    snprintf(buf, n, "/posixtrace-alive-%u-%llu", ctrl_pid, (unsigned long long)ctrl_start);
+}
+
+/* Named streams (and alive pages) of controllers that died without
+ * shutting them down. */
 void pt_shm_cleanup_stale(void)
 {
     DIR *d = opendir("/dev/shm");
@@ -129,7 +135,8 @@ void pt_shm_cleanup_stale(void)
     while ((e = readdir(d)) != NULL) {
         unsigned pid;
         unsigned long long start, key;
-        if (sscanf(e->d_name, "posixtrace-%u-%llu-%llx", &pid, &start, &key) == 3 &&
+        if ((sscanf(e->d_name, "posixtrace-%u-%llu-%llx", &pid, &start, &key) == 3 ||
+             sscanf(e->d_name, "posixtrace-alive-%u-%llu", &pid, &start) == 2) &&
             !pt_proc_alive((pid_t)pid, start)) {
             char name[300];
             snprintf(name, sizeof name, "/%.255s", e->d_name);
@@ -195,6 +202,20 @@ int pt_shm_create(const trace_attr_t *a, int has_log, const struct pt_shm_owner 
     *out = s;
     *size = g.total;
     *fdp = fd;
+    return 0;
+}
+
+/* The controller's own copy of the header's first page (its geometry and
+ * identity), taken once every field of it is written: what other processes
+ * write there no longer shows. */
+int pt_shm_privatize(struct pt_shm *s, int fd)
+{
+    _Static_assert(offsetof(struct pt_shm, names_lock) == PT_PAGE0, "first page");
+    void *p = mmap(s, PT_PAGE0, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, 0);
+    if (p == MAP_FAILED)
+        return ENOMEM;
+    volatile uint64_t *m = p;
+    *m = *m; /* copy on write now */
     return 0;
 }
 

@@ -33,6 +33,7 @@
 #define PT_SYS_EVENTS   256u
 #define PT_ID_MAX       (PT_SYS_EVENTS + TRACE_USER_EVENT_MAX) /* 1280, last valid id */
 #define PT_CACHELINE    64
+#define PT_PAGE0        4096 /* the creator's private first page of the header */
 
 /* Record types, in the top byte of the commit word. PENDING: the writer has
  * taken the record's timestamp (already in `ts`; 0: not yet) and is writing it. */
@@ -137,17 +138,23 @@ struct pt_shm {
     int64_t create_sec, create_nsec;
     uint64_t stream_size, max_data, log_size;
     int32_t stream_policy, log_policy, inheritance, has_log;
-    pthread_mutex_t names_lock; /* process-shared, robust */
     /* tracing other processes (doc/design.md, "Other processes") */
     uint64_t key;              /* random: tells this stream from any other */
     uint32_t target_pid;       /* the process the stream was created for */
     uint32_t ctrl_pid;         /* the controller (creator) */
     uint64_t target_start, ctrl_start; /* their start times (/proc/<pid>/stat) */
     int32_t ctrl_fd;           /* the stream's memfd in the controller */
-    uint32_t watched;          /* 1: ctrl_alive is held while the controller lives */
+    uint32_t watched;          /* 1: alive_fd names the controller's alive page */
+    int32_t alive_fd;          /* its memfd number in the controller (remote.c) */
+    uint32_t pad_alive_;
     uint32_t named;            /* 1: a /dev/shm object (pt_shm_name), not a memfd */
     uint32_t pad_named_;
-    pthread_mutex_t ctrl_alive; /* robust; held by the controller's keeper thread */
+    /* Everything above is written once, by the creator, before any other
+     * process sees the stream; the creator then keeps a private copy of this
+     * first page (pt_shm_privatize), so that another process writing into
+     * the stream cannot change the geometry the controller relies on.
+     * Everything below is shared and may be written by any party. */
+    alignas(PT_PAGE0) pthread_mutex_t names_lock; /* process-shared, robust */
     alignas(PT_CACHELINE) struct pt_member members[PT_MAX_MEMBERS];
     alignas(PT_CACHELINE) _Atomic uint32_t state;
     _Atomic uint32_t overrun;

@@ -59,10 +59,12 @@ static int watch(struct pt_shm *s, const struct pt_target *t)
 {
     if (!t->remote && s->inheritance != POSIX_TRACE_INHERITED)
         return 0;
-    int rc = pt_keeper_hold(&s->ctrl_alive);
-    if (rc == 0)
-        s->watched = 1;
-    return rc == 0 ? 0 : EAGAIN;
+    int fd = pt_keeper_alive(NULL);
+    if (fd < 0 || (s->named && pt_keeper_alive_named() != 0))
+        return EAGAIN;
+    s->alive_fd = fd;
+    s->watched = 1;
+    return 0;
 }
 
 static int attach_target(struct pt_shm *s, size_t size, int mfd, const struct pt_target *t,
@@ -76,6 +78,8 @@ static int attach_target(struct pt_shm *s, size_t size, int mfd, const struct pt
         pt_names_unlock_local();
         if (idx < 0)
             return EAGAIN;
+        if (s->watched)
+            pt_keeper_alive(&pt_att[idx].alive); /* for forked children */
         *att = idx;
         return 0;
     }
@@ -104,8 +108,10 @@ static int create_stream(const trace_attr_t *attr, int fd, const struct pt_targe
         return rc;
     s->ctrl_fd = mfd;
     rc = watch(s, t);
-    if (rc == 0 && (rc = attach_target(s, size, mfd, t, &att)) != 0 && s->watched)
-        pt_keeper_release(&s->ctrl_alive);
+    if (rc == 0)
+        rc = attach_target(s, size, mfd, t, &att);
+    if (rc == 0)
+        rc = pt_shm_privatize(s, mfd); /* the header is complete: keep our copy */
     if (rc != 0) {
         pt_shm_unmap(s, size);
         pt_shm_close_backing(s->named, s->key, mfd);
@@ -131,12 +137,12 @@ static int create_stream(const trace_attr_t *attr, int fd, const struct pt_targe
         }
     }
     if (rc != 0) {
-        if (s->watched)
-            pt_keeper_release(&s->ctrl_alive);
-        int named = s->named;
+        int named = s->named, watched = s->watched;
         uint64_t key = s->key;
         pt_shm_unmap(s, size);
         pt_shm_close_backing(named, key, mfd);
+        if (named && watched)
+            pt_keeper_alive_named_done();
     }
     return rc;
 }
@@ -293,8 +299,6 @@ PT_API int posix_trace_shutdown(trace_id_t trid)
     }
     atomic_store(&s->state, PT_ST_SHUTDOWN);
     pt_remote_ring_members(s); /* the other processes let go of it */
-    if (s->watched)
-        pt_keeper_release(&s->ctrl_alive);
     atomic_fetch_add(&s->wake_seq, 1);
     pt_futex_wake(&s->wake_seq, 1 << 30);
     pt_handle_wait_last(h);
@@ -306,6 +310,8 @@ PT_API int posix_trace_shutdown(trace_id_t trid)
     uint64_t key = s->key;
     pt_shm_unmap(s, h->map_size);
     pt_shm_close_backing(named, key, h->fd);
+    if (named)
+        pt_keeper_alive_named_done();
     pt_handle_destroy(h);
     return rc == ENOSPC || rc == EFBIG ? rc : 0;
 }
