@@ -206,7 +206,9 @@ def test_net(tmp_path):
     assert ev[2]["backlog"] == "4"
     assert ev[3]["type"] == str(1 | 0o2000000)        # SOCK_STREAM|SOCK_CLOEXEC
     assert ev[4]["addr"] == sockaddr_in(port)
-    assert ev[5]["addr"] == sockaddr_in(cport) and ev[5]["h_ret"] == "6"
+    # accept returns a new descriptor: its number depends on what the test
+    # runner left open, so only its range is checked
+    assert ev[5]["addr"] == sockaddr_in(cport) and int(ev[5]["h_ret"]) >= 3
     assert (ev[6]["buf"], ev[6]["count"], ev[6]["addr"]) == (hexs("ping"), "4", "-")
     assert (ev[7]["buf"], ev[7]["count"], ev[7]["h_ret"]) == (hexs("ping"), "16", "4")
     assert ev[8]["how"] == "1"
