@@ -103,7 +103,7 @@ static int create_stream(const trace_attr_t *attr, int fd, const struct pt_targe
     /* a target of another user cannot open our memfd through /proc */
     struct pt_shm_owner o = { t->uid, t->gid };
     bool other = t->remote && t->ib != NULL && t->uid != geteuid();
-    int att, mfd, rc = pt_shm_create(attr, fd >= 0, other ? &o : NULL, &s, &size, &mfd);
+    int att = -1, mfd, rc = pt_shm_create(attr, fd >= 0, other ? &o : NULL, &s, &size, &mfd);
     if (rc != 0)
         return rc;
     s->ctrl_fd = mfd;
@@ -113,8 +113,15 @@ static int create_stream(const trace_attr_t *attr, int fd, const struct pt_targe
     if (rc == 0)
         rc = pt_shm_privatize(s, mfd); /* the header is complete: keep our copy */
     if (rc != 0) {
+        int named = s->named, watched = s->watched;
+        uint64_t key = s->key;
+        atomic_store(&s->state, PT_ST_SHUTDOWN); /* a posted target lets go */
+        if (att >= 0)
+            pt_attach_remove(att);
         pt_shm_unmap(s, size);
-        pt_shm_close_backing(s->named, s->key, mfd);
+        pt_shm_close_backing(named, key, mfd);
+        if (named && watched)
+            pt_keeper_alive_named_done();
         return rc;
     }
     struct pt_handle *h = NULL;
