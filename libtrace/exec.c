@@ -18,6 +18,7 @@
 #include "internal.h"
 #include <dlfcn.h>
 #include <stdarg.h>
+#include "exec_args.h"
 #include <unistd.h>
 
 extern _Atomic int pt_live_streams; /* handle.c */
@@ -91,35 +92,13 @@ PT_API int fexecve(int fd, char *const argv[], char *const envp[])
     return NEXT(fexecve_t, "fexecve")(fd, argv, envp);
 }
 
-/* execl, execlp, execle: the arguments into an array on the stack. */
-static size_t count_args(const char *arg, va_list ap)
-{
-    size_t n = 1;
-    va_list c;
-    va_copy(c, ap);
-    if (arg != NULL)
-        while (va_arg(c, const char *) != NULL)
-            n++;
-    va_end(c);
-    return arg != NULL ? n : 0;
-}
-
-static void fill_args(char **v, size_t n, const char *arg, va_list ap)
-{
-    if (n > 0)
-        v[0] = (char *)arg;
-    for (size_t i = 1; i < n; i++)
-        v[i] = va_arg(ap, char *);
-    v[n] = NULL;
-}
-
 PT_API int execl(const char *path, const char *arg, ...)
 {
     va_list ap;
     va_start(ap, arg);
-    size_t n = count_args(arg, ap);
+    size_t n = pt_exec_count_args(arg, &ap);
     char *v[n + 1];
-    fill_args(v, n, arg, ap);
+    pt_exec_fill_args(v, n, arg, &ap);
     va_end(ap);
     return execv(path, v);
 }
@@ -128,9 +107,9 @@ PT_API int execlp(const char *file, const char *arg, ...)
 {
     va_list ap;
     va_start(ap, arg);
-    size_t n = count_args(arg, ap);
+    size_t n = pt_exec_count_args(arg, &ap);
     char *v[n + 1];
-    fill_args(v, n, arg, ap);
+    pt_exec_fill_args(v, n, arg, &ap);
     va_end(ap);
     return execvp(file, v);
 }
@@ -139,9 +118,9 @@ PT_API int execle(const char *path, const char *arg, ...)
 {
     va_list ap;
     va_start(ap, arg);
-    size_t n = count_args(arg, ap);
+    size_t n = pt_exec_count_args(arg, &ap);
     char *v[n + 1];
-    fill_args(v, n, arg, ap);
+    pt_exec_fill_args(v, n, arg, &ap);
     char *const *envp = va_arg(ap, char *const *);
     va_end(ap);
     return execve(path, v, envp);

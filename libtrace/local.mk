@@ -26,6 +26,7 @@ libtrace_libposixtrace_la_SOURCES = \
 	libtrace/logwrite.c \
 	libtrace/flusher.c \
 	libtrace/exec.c \
+	libtrace/exec_args.h \
 	libtrace/events_table.c \
 	libtrace/procfs.c \
 	libtrace/inbox.c \

@@ -13,6 +13,7 @@
 #include "shim.h"
 
 #include <stdarg.h>
+#include "../libtrace/exec_args.h"
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -109,38 +110,13 @@ SHIM_API int fexecve(int fd, char *const argv[], char *const envp[])
     return exec_any(K_FEXECVE, fd, NULL, argv, envp, RA());
 }
 
-/* execl, execlp, execle: the arguments into an array on the stack. */
-static size_t count_args(const char *arg, va_list ap)
-{
-    if (arg == NULL)
-        return 0;
-    size_t n = 1;
-    va_list c;
-    va_copy(c, ap);
-    while (va_arg(c, const char *) != NULL)
-        n++;
-    va_end(c);
-    return n;
-}
-
-static void fill_args(char **v, size_t n, const char *arg, va_list ap)
-{
-    if (n > 0)
-        v[0] = (char *)arg;
-    for (size_t i = 1; i < n; i++)
-        v[i] = va_arg(ap, char *);
-    if (n > 0)
-        (void)va_arg(ap, char *); /* the terminating NULL */
-    v[n] = NULL;
-}
-
 SHIM_API int execl(const char *path, const char *arg, ...)
 {
     va_list ap;
     va_start(ap, arg);
-    size_t n = count_args(arg, ap);
+    size_t n = pt_exec_count_args(arg, &ap);
     char *v[n + 1];
-    fill_args(v, n, arg, ap);
+    pt_exec_fill_args(v, n, arg, &ap);
     va_end(ap);
     return exec_any(K_EXECV, -1, path, v, NULL, RA());
 }
@@ -149,9 +125,9 @@ SHIM_API int execlp(const char *file, const char *arg, ...)
 {
     va_list ap;
     va_start(ap, arg);
-    size_t n = count_args(arg, ap);
+    size_t n = pt_exec_count_args(arg, &ap);
     char *v[n + 1];
-    fill_args(v, n, arg, ap);
+    pt_exec_fill_args(v, n, arg, &ap);
     va_end(ap);
     return exec_any(K_EXECVP, -1, file, v, NULL, RA());
 }
@@ -160,9 +136,9 @@ SHIM_API int execle(const char *path, const char *arg, ...)
 {
     va_list ap;
     va_start(ap, arg);
-    size_t n = count_args(arg, ap);
+    size_t n = pt_exec_count_args(arg, &ap);
     char *v[n + 1];
-    fill_args(v, n, arg, ap);
+    pt_exec_fill_args(v, n, arg, &ap);
     char *const *envp = va_arg(ap, char *const *);
     va_end(ap);
     SHIM_ENV(envp);

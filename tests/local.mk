@@ -167,3 +167,8 @@ EXTRA_DIST += \
 	tests/test_log_policies.py \
 	tests/test_log_lifecycle.py \
 	tests/test_log_concurrency.py
+
+check_PROGRAMS += tests/t023_exec
+tests_t023_exec_SOURCES = tests/t023_exec.c tests/tcommon.h
+tests_t023_exec_LDADD = $(TEST_LDADD)
+tests_t023_exec_LDFLAGS = $(TEST_LDFLAGS)
