@@ -69,15 +69,15 @@ int pt_inbox_lock(struct pt_inbox *ib)
 
 /* ---- creating and adopting the inbox ---- */
 
-static int init_lock(pthread_mutex_t *m)
+/* Does /proc/<pid>/fd/<n> `path` name an inbox (of any process)? */
+bool pt_is_inbox_link(const char *path)
 {
-    pthread_mutexattr_t ma;
-    pthread_mutexattr_init(&ma);
-    pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
-    pthread_mutexattr_setrobust(&ma, PTHREAD_MUTEX_ROBUST);
-    int rc = pthread_mutex_init(m, &ma);
-    pthread_mutexattr_destroy(&ma);
-    return rc;
+    char link[128];
+    ssize_t n = readlink(path, link, sizeof link - 1);
+    if (n <= 0)
+        return false;
+    link[n] = '\0';
+    return strncmp(link, "/memfd:" PT_INBOX_NAME, sizeof "/memfd:" PT_INBOX_NAME - 1) == 0;
 }
 
 /* Map fd over the static inbox object. */
@@ -129,7 +129,7 @@ static int create_inbox(const struct pt_inbox *tmpl, int at)
     m->ib.start = pt_start;
     m->ib.fd = fd;
     m->ib.uid = (uint32_t)getuid();
-    init_lock(&m->ib.lock);
+    pt_robust_init(&m->ib.lock);
     bool ok = pwrite(fd, m, sizeof *m, 0) == (ssize_t)sizeof *m;
     if (!ok || !map_over(fd)) {
         close(fd);
@@ -147,15 +147,11 @@ static int find_inherited(struct pt_inbox *copy)
         int fd = k < 16 ? PT_INBOX_FD_MIN + k : base + k - 16;
         if (k >= 16 && base == PT_INBOX_FD_MIN)
             break;
-        char path[64], link[128];
+        char path[64];
         if (fcntl(fd, F_GETFD) < 0)
             continue;
         snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-        ssize_t n = readlink(path, link, sizeof link - 1);
-        if (n <= 0)
-            continue;
-        link[n] = '\0';
-        if (strncmp(link, "/memfd:" PT_INBOX_NAME, sizeof "/memfd:" PT_INBOX_NAME - 1) != 0)
+        if (!pt_is_inbox_link(path))
             continue;
         if (pread(fd, copy, sizeof *copy, 0) == (ssize_t)sizeof *copy &&
             copy->magic == PT_INBOX_MAGIC && copy->version == 1)

@@ -169,6 +169,7 @@ void pt_inbox_after_exec_failed(void);
 int  pt_inbox_add_own(struct pt_shm *s, size_t size, int fd); /* attachment index or -errno */
 void pt_inbox_free(int idx);                      /* pt_att_lock held */
 int  pt_inbox_lock(struct pt_inbox *ib);
+bool pt_is_inbox_link(const char *path);
 void pt_inbox_ring(struct pt_inbox *ib);
 void pt_member_join(struct pt_shm *s, int att);
 void pt_inbox_publish_name(trace_event_id_t id, const char *name);
@@ -218,6 +219,7 @@ void pt_shm_name(uint32_t ctrl_pid, uint64_t ctrl_start, uint64_t key, char *buf
 void pt_shm_cleanup_stale(void);
 void pt_shm_alive_name(uint32_t ctrl_pid, uint64_t ctrl_start, char *buf, size_t n);
 int  pt_shm_privatize(struct pt_shm *s, int fd);
+int  pt_robust_init(pthread_mutex_t *m);
 void pt_shm_unmap(struct pt_shm *s, size_t size);
 size_t pt_max_record(const struct pt_shm *s);
 

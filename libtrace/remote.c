@@ -47,20 +47,11 @@ void pt_remote_close_inbox(struct pt_inbox *ib)
 
 static bool is_inbox_link(pid_t pid, const char *name)
 {
-    char path[300], link[128];
+    char path[300];
     snprintf(path, sizeof path, "/proc/%d/fd/%.255s", (int)pid, name);
-    ssize_t n = readlink(path, link, sizeof link - 1);
-    if (n <= 0)
-        return false;
-    link[n] = '\0';
-    return strncmp(link, "/memfd:" PT_INBOX_NAME, sizeof "/memfd:" PT_INBOX_NAME - 1) == 0;
+    return pt_is_inbox_link(path);
 }
 
-/*
- * The inbox of process pid, and its start time. EPERM: we may not trace it
- * (reading /proc/<pid>/fd needs what ptrace needs); ENOENT: it has no inbox
- * (libposixtrace is not loaded in it).
- */
 static int scan_fds(pid_t pid, uint64_t start, struct pt_inbox **ib, bool *foreign)
 {
     char path[40];
@@ -211,13 +202,7 @@ static pthread_mutex_t *map_alive_page(int fd)
         p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED)
         return NULL;
-    pthread_mutexattr_t ma;
-    pthread_mutexattr_init(&ma);
-    pthread_mutexattr_setpshared(&ma, PTHREAD_PROCESS_SHARED);
-    pthread_mutexattr_setrobust(&ma, PTHREAD_MUTEX_ROBUST);
-    pthread_mutex_init(p, &ma);
-    pthread_mutexattr_destroy(&ma);
-    if (keeper_take(p) != 0) {
+    if (pt_robust_init(p) != 0 || keeper_take(p) != 0) {
         munmap(p, 4096);
         return NULL;
     }

@@ -51,7 +51,8 @@ void pt_geometry(const trace_attr_t *a, struct pt_geometry *g)
     g->total = align_up(hdr + slots, PT_PAGE) + names + (uint64_t)g->nchunks * cs;
 }
 
-static int init_robust(pthread_mutex_t *m)
+/* A process-shared robust mutex (stream names, inboxes, the alive page). */
+int pt_robust_init(pthread_mutex_t *m)
 {
     pthread_mutexattr_t ma;
     pthread_mutexattr_init(&ma);
@@ -64,7 +65,7 @@ static int init_robust(pthread_mutex_t *m)
 
 static int init_names_lock(struct pt_shm *s)
 {
-    return init_robust(&s->names_lock);
+    return pt_robust_init(&s->names_lock);
 }
 
 static void init_header(struct pt_shm *s, const trace_attr_t *a, const struct pt_geometry *g,
