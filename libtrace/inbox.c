@@ -190,7 +190,7 @@ void pt_inbox_init(void)
             memset(PT_INBOX->names, 0, sizeof PT_INBOX->names); /* the old image's */
             inbox_ready = 1;
             pt_inbox_ring(PT_INBOX);
-            pt_inbox_refresh(true);
+            pt_inbox_refresh();
             return;
         }
     }
@@ -199,7 +199,7 @@ void pt_inbox_init(void)
         close(fd);
         if (create_inbox(&found, -1) >= 0) {
             inbox_ready = 1;
-            pt_inbox_refresh(true);
+            pt_inbox_refresh();
         }
         return;
     }
@@ -536,9 +536,8 @@ static void refresh_locked(void)
 /* Answer the doorbell. A thread that finds another at it waits for it (the
  * configuration is then complete); a signal handler that interrupted this
  * thread's own configuration work records with what is there. */
-void pt_inbox_refresh(bool wait)
+void pt_inbox_refresh(void)
 {
-    (void)wait;
     if (!inbox_ready || pt_tls_cfg != 0)
         return;
     int saved = errno;
@@ -559,12 +558,7 @@ void pt_inbox_before_exec(void)
 {
     if (!inbox_ready)
         return;
-    pt_inbox_refresh(true);
+    pt_inbox_refresh();
     set_inheritable();
     pt_release_all_slots();
-}
-
-void pt_inbox_after_exec_failed(void)
-{
-    /* nothing to undo: the slots are taken again by the next events */
 }

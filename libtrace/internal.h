@@ -160,12 +160,11 @@ static inline uint8_t pt_want_load(uint32_t id)
     return __atomic_load_n(&pt_want[id], __ATOMIC_RELAXED);
 }
 void pt_inbox_init(void);
-void pt_inbox_refresh(bool wait);                 /* answer the doorbell */
+void pt_inbox_refresh(void);                      /* answer the doorbell */
 void pt_inbox_ring_self(void);
 void pt_inbox_fork_private(void);
 void pt_inbox_atfork_child(void);
 void pt_inbox_before_exec(void);
-void pt_inbox_after_exec_failed(void);
 int  pt_inbox_add_own(struct pt_shm *s, size_t size, int fd); /* attachment index or -errno */
 void pt_inbox_free(int idx);                      /* pt_att_lock held */
 int  pt_inbox_lock(struct pt_inbox *ib);

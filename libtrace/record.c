@@ -473,7 +473,7 @@ __attribute__((noinline)) static void event_wanted(trace_event_id_t id, const vo
                                                    unsigned flags)
 {
     if (unlikely(want & PT_WANT_BELL)) {
-        pt_inbox_refresh(false); /* a controller posted or changed a stream */
+        pt_inbox_refresh(); /* a controller posted or changed a stream */
         if (!(pt_want_load(id) & PT_WANT_ON))
             return;
     }
