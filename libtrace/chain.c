@@ -122,8 +122,8 @@ bool pt_chain_rec_sane(struct pt_shm *s, uint32_t commit, const struct pt_rec *r
         return size == PT_END_BYTES;
     case PT_REC_ANCHOR:
         return size == PT_REC_HDR;
-    case PT_REC_EVENT:
-        return rec->id <= PT_ID_MAX && rec->len <= pt_max_record(s) - PT_REC_HDR &&
+    case PT_REC_EVENT: /* its header is inside the record before it is read */
+        return size >= PT_REC_HDR && rec->id <= PT_ID_MAX && rec->len <= pt_max_record(s) - PT_REC_HDR &&
                size == PT_REC_HDR + pt_round8(rec->len);
     default:
         return false;

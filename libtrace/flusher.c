@@ -163,6 +163,10 @@ static uint32_t walk(struct pt_handle *h, struct pt_chunk *ch, uint32_t off, boo
             *end = true;
             break;
         }
+        if (off + PT_REC_HDR > pt_chunk_room(s) + PT_END_BYTES) {
+            *bad = true; /* no room for a record here: corrupt */
+            break;
+        }
         struct pt_rec copy;
         memcpy(&copy, r, sizeof copy);
         if (!pt_chain_rec_sane(s, c, &copy, off)) {

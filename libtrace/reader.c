@@ -138,7 +138,10 @@ static int peek(struct pt_handle *h, uint32_t i, struct pt_peek *p)
             commit = atomic_load_explicit(&pt_rec_at(ch, r->off)->commit, memory_order_acquire);
         struct pt_rec *rec = pt_rec_at(ch, r->off);
         if (commit != 0 && PT_COMMIT_TYPE(commit) != PT_REC_END) {
-            memcpy(&p->rec, rec, sizeof p->rec);
+            if (r->off + PT_REC_HDR <= pt_chunk_room(s) + PT_END_BYTES)
+                memcpy(&p->rec, rec, sizeof p->rec);
+            else /* a PENDING where the END goes: only its 16 bytes are there */
+                p->rec.ts = rec->ts;
             p->pid = ch->pid;
             p->thread = ch->thread;
         }
