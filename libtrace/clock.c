@@ -84,3 +84,23 @@ double pt_clock_ticks_per_ns(void)
     pthread_once(&once, init_clock);
     return tpn;
 }
+
+/* The call clock (<posixtrace/record.h>, posixtrace_call_begin): adopted
+ * from the first stream the process attaches, so that a call's start and the
+ * event's timestamp usually come from the same counter. Under pt_att_lock. */
+_Atomic uint32_t pt_call_mode;
+double pt_call_ns_per_tick = 1.0;
+
+void pt_call_clock_adopt(uint32_t clock_mode, double ticks_per_ns)
+{
+    if (atomic_load(&pt_call_mode) != 0)
+        return;
+    if (clock_mode == PT_CLOCK_TSC) {
+        if (!(ticks_per_ns > 0.01 && ticks_per_ns < 100.0)) /* untrusted memory */
+            return;
+        pt_call_ns_per_tick = 1.0 / ticks_per_ns;
+    } else if (clock_mode != PT_CLOCK_REALTIME) {
+        return;
+    }
+    atomic_store_explicit(&pt_call_mode, clock_mode, memory_order_release);
+}

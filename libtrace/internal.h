@@ -341,6 +341,16 @@ void pt_flush_status(struct pt_handle *h, struct posix_trace_status_info *st, bo
 void pt_stream_status(struct pt_handle *h, struct posix_trace_status_info *st, bool reset);
 void pt_stream_filter(struct pt_shm *s, trace_event_set_t *f);
 
+/* ---- the call clock (clock.c) ---- */
+extern _Atomic uint32_t pt_call_mode; /* 0: none yet, else PT_CLOCK_* */
+extern double pt_call_ns_per_tick;
+void pt_call_clock_adopt(uint32_t clock_mode, double ticks_per_ns);
+static inline uint64_t pt_call_ticks(void)
+{
+    uint32_t m = atomic_load_explicit(&pt_call_mode, memory_order_acquire);
+    return m == PT_CLOCK_TSC ? pt_rdtsc() : m == PT_CLOCK_REALTIME ? (uint64_t)pt_realtime_ns() : 0;
+}
+
 /* ---- futex ---- */
 int pt_futex_wait(_Atomic uint32_t *addr, uint32_t val, const struct timespec *abs_realtime);
 int pt_futex_wake(_Atomic uint32_t *addr, int n);

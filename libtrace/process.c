@@ -150,6 +150,7 @@ void pt_attach_set(int idx, struct pt_shm *shm, size_t size, uint64_t key, int o
     atomic_store(&a->running, 0);
     for (unsigned w = 0; w < PT_ID_SPACE / 64; w++)
         atomic_store(&a->filter[w], 0);
+    pt_call_clock_adopt(shm->clock_mode, shm->ticks_per_ns);
     atomic_store_explicit(&a->shm, shm, memory_order_release);
     atomic_fetch_or(&pt_att_mask, UINT64_C(1) << idx);
 }

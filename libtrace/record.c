@@ -13,6 +13,7 @@
  * Shared words are written once per chunk (pool pop, chunk_seq), never per event.
  */
 #include "internal.h"
+#include <posixtrace/events.h>
 #include <string.h>
 
 void pt_wake_readers(struct pt_shm *s)
@@ -315,6 +316,19 @@ static struct pt_slot *acquire_slot(struct pt_shm *s, struct pt_thread *t, uint3
     return NULL;
 }
 
+/* posixtrace_sys_call: the time from the call's start t0 (call clock) to the
+ * event's timestamp ts (stream s's clock), in ns, into the payload's header.
+ * The payload is the caller's own buffer (non-const at the API). */
+static void put_duration(struct pt_shm *s, uint64_t ts, uint64_t t0, const void *data)
+{
+    uint32_t m = atomic_load_explicit(&pt_call_mode, memory_order_acquire);
+    int64_t d = (int64_t)((s->clock_mode == m ? ts : pt_ticks(m)) - t0);
+    if (d < 0)
+        d = 0;
+    uint64_t ns = (uint64_t)(m == PT_CLOCK_TSC ? (int64_t)((double)d * pt_call_ns_per_tick) : d);
+    memcpy((char *)data + offsetof(struct posixtrace_call_hdr, duration_ns), &ns, 8);
+}
+
 static bool filtered(struct pt_shm *s, trace_event_id_t id)
 {
     return (atomic_load_explicit(&s->filter[id >> 6], memory_order_relaxed) >> (id & 63)) & 1;
@@ -323,7 +337,7 @@ static bool filtered(struct pt_shm *s, trace_event_id_t id)
 /* Record one event into stream s (attachment att) from thread t, which is
  * marked busy (t->nest >= 1). */
 static void record_one(struct pt_shm *s, int att, struct pt_thread *t, trace_event_id_t id,
-                       const void *data, size_t len, uint64_t addr, unsigned flags)
+                       const void *data, size_t len, uint64_t addr, unsigned flags, uint64_t t0)
 {
     uint32_t level = atomic_load_explicit(&t->nest, memory_order_relaxed) - 1;
     if (unlikely(id > PT_ID_MAX)) {
@@ -358,7 +372,10 @@ static void record_one(struct pt_shm *s, int att, struct pt_thread *t, trace_eve
         len = max;
         rflags = PT_RF_TRUNCATED;
     }
-    if (!write_event(s, sl, id, pt_ticks(s->clock_mode), data, (uint32_t)len, addr, rflags)) {
+    uint64_t ts = pt_ticks(s->clock_mode);
+    if (t0 != 0)
+        put_duration(s, ts, t0, data);
+    if (!write_event(s, sl, id, ts, data, (uint32_t)len, addr, rflags)) {
         pt_note_loss(s, 1, 0);
         return;
     }
@@ -401,7 +418,7 @@ void pt_record(struct pt_shm *s, int att, trace_event_id_t id, const void *data,
                uint64_t addr, unsigned flags)
 {
     struct pt_thread *t = enter();
-    record_one(s, att, t, id, data, len, addr, flags | PT_REC_SYS);
+    record_one(s, att, t, id, data, len, addr, flags | PT_REC_SYS, 0);
     leave(t);
 }
 
@@ -423,7 +440,7 @@ static inline bool wanted(uint32_t i, trace_event_id_t id)
  */
 static inline bool record_fast(struct pt_shm *s, uint32_t att, struct pt_thread *t,
                                trace_event_id_t id, const void *data, size_t len,
-                               uint64_t addr, unsigned flags)
+                               uint64_t addr, unsigned flags, uint64_t t0)
 {
     size_t max = flags & PT_REC_SYS ? PT_SYS_DATA_MAX : s->max_data;
     uint16_t v = t->slot[att][0];
@@ -433,6 +450,8 @@ static inline bool record_fast(struct pt_shm *s, uint32_t att, struct pt_thread 
         return false;
     struct pt_slot *sl = &pt_slots(s)[v - 1];
     uint64_t ts = pt_rdtsc();
+    if (t0 != 0)
+        put_duration(s, ts, t0, data);
     uint32_t size = PT_REC_HDR + pt_round8(len);
     if (unlikely(ts - sl->anchor_ts >= PT_ANCHOR_TICKS || sl->wpos + size > sl->wend)) {
         if (!write_event(s, sl, id, ts, data, (uint32_t)len, addr, 0))
@@ -449,7 +468,8 @@ static inline bool record_fast(struct pt_shm *s, uint32_t att, struct pt_thread 
 /* Any number of streams, any nesting level, any id; flags PT_REC_SYS for
  * system events. */
 __attribute__((noinline)) static void event_general(trace_event_id_t id, const void *data,
-                                                    size_t len, uint64_t addr, unsigned flags)
+                                                    size_t len, uint64_t addr, unsigned flags,
+                                                    uint64_t t0)
 {
     struct pt_thread *t = enter();
     uint64_t mask = atomic_load_explicit(&pt_att_mask, memory_order_relaxed);
@@ -461,7 +481,7 @@ __attribute__((noinline)) static void event_general(trace_event_id_t id, const v
         /* loaded after enter(): see the grace period in process.c */
         struct pt_shm *s = atomic_load_explicit(&pt_att[i].shm, memory_order_acquire);
         if (s != NULL)
-            record_one(s, (int)i, t, id, data, len, addr, flags);
+            record_one(s, (int)i, t, id, data, len, addr, flags, t0);
     }
     leave(t);
 }
@@ -470,7 +490,7 @@ __attribute__((noinline)) static void event_general(trace_event_id_t id, const v
  * straight path, anything else the general one. */
 __attribute__((noinline)) static void event_wanted(trace_event_id_t id, const void *data,
                                                    size_t len, uint64_t addr, uint8_t want,
-                                                   unsigned flags)
+                                                   unsigned flags, uint64_t t0)
 {
     if (unlikely(want & PT_WANT_BELL)) {
         pt_inbox_refresh(); /* a controller posted or changed a stream */
@@ -480,7 +500,7 @@ __attribute__((noinline)) static void event_wanted(trace_event_id_t id, const vo
     uint64_t mask = atomic_load_explicit(&pt_att_mask, memory_order_relaxed);
     uint32_t ti = pt_thread_index();
     if (unlikely(ti == 0 || mask == 0 || (mask & (mask - 1)) != 0)) {
-        event_general(id, data, len, addr, flags);
+        event_general(id, data, len, addr, flags, t0);
         return;
     }
     struct pt_thread *t = &pt_threads[ti - 1];
@@ -490,8 +510,8 @@ __attribute__((noinline)) static void event_wanted(trace_event_id_t id, const vo
     uint32_t i = (uint32_t)__builtin_ctzll(mask);
     /* loaded after the busy mark: see the grace period in process.c */
     struct pt_shm *s = atomic_load_explicit(&pt_att[i].shm, memory_order_acquire);
-    if (s != NULL && (nest != 0 || !record_fast(s, i, t, id, data, len, addr, flags)))
-        record_one(s, (int)i, t, id, data, len, addr, flags);
+    if (s != NULL && (nest != 0 || !record_fast(s, i, t, id, data, len, addr, flags, t0)))
+        record_one(s, (int)i, t, id, data, len, addr, flags, t0);
     atomic_signal_fence(memory_order_seq_cst);
     atomic_store_explicit(&t->calls, atomic_load_explicit(&t->calls, memory_order_relaxed) + 1,
                           memory_order_relaxed);
@@ -511,13 +531,13 @@ PT_API __attribute__((aligned(64))) void posix_trace_event(trace_event_id_t id, 
         if (likely(want == 0))
             return;
         addr = (uint64_t)(uintptr_t)__builtin_return_address(0);
-        event_wanted(id, data, data ? len : 0, addr, want, 0);
+        event_wanted(id, data, data ? len : 0, addr, want, 0, 0);
         return;
     }
     if (atomic_load_explicit(&pt_att_mask, memory_order_relaxed) == 0)
         return;
     addr = (uint64_t)(uintptr_t)__builtin_return_address(0);
-    event_general(id, data, data ? len : 0, addr, 0);
+    event_general(id, data, data ? len : 0, addr, 0, 0);
 }
 
 /* <posixtrace/record.h>: a system event from the trace system (the shim). */
@@ -529,7 +549,36 @@ PT_API void posixtrace_sys_event(trace_event_id_t id, const void *data, size_t l
     uint8_t want = pt_want_load(id);
     if (want == 0)
         return;
-    event_wanted(id, data, data ? len : 0, (uint64_t)(uintptr_t)prog_addr, want, PT_REC_SYS);
+    event_wanted(id, data, data ? len : 0, (uint64_t)(uintptr_t)prog_addr, want, PT_REC_SYS, 0);
+}
+
+/* <posixtrace/record.h>: the start of a call, in ticks of the process's call
+ * clock (the clock of the first stream it attached); 0 if it has none yet.
+ * A pending attachment is settled first, so that the call's event finds
+ * its stream. */
+PT_API uint64_t posixtrace_call_begin(trace_event_id_t id)
+{
+    if (id < 8 || id >= PT_SYS_EVENTS)
+        return 0;
+    if (unlikely(pt_want_load(id) & PT_WANT_BELL))
+        pt_inbox_refresh();
+    return pt_call_ticks();
+}
+
+/* <posixtrace/record.h>: a call's event; its duration is written into the
+ * payload's header against the event's own timestamp. */
+PT_API void posixtrace_sys_call(trace_event_id_t id, void *data, size_t len,
+                                const void *prog_addr, uint64_t t0)
+{
+    if (id < 8 || id >= PT_SYS_EVENTS)
+        return;
+    uint8_t want = pt_want_load(id);
+    if (want == 0)
+        return;
+    if (data == NULL || len < sizeof(struct posixtrace_call_hdr))
+        t0 = 0;
+    event_wanted(id, data, data ? len : 0, (uint64_t)(uintptr_t)prog_addr, want, PT_REC_SYS,
+                 t0);
 }
 
 /* The controller's slot lives in shared memory that the traced processes
@@ -556,7 +605,9 @@ void pt_record_ctl(struct pt_shm *s, uint32_t *slot, uint32_t pid, trace_event_i
     if ((atomic_load(&s->filter[id >> 6]) >> (id & 63)) & 1)
         return;
     if (*slot == PT_NONE) {
-        for (uint32_t i = PT_NSLOTS; i-- > 0 && *slot == PT_NONE;) {
+        /* the lowest free slot, like a writer's: readers scan slots up to
+         * the highest ever used, once per event */
+        for (uint32_t i = 0; i < PT_NSLOTS && *slot == PT_NONE; i++) {
             struct pt_slot *sl = &pt_slots(s)[i];
             uint32_t free_ = PT_SLOT_FREE;
             if (!atomic_compare_exchange_strong(&sl->state, &free_, PT_SLOT_OWNED))

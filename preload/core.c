@@ -1,6 +1,6 @@
 /*
  * The shim's core: configuration from the environment, recognising the
- * trace system's own calls, thread ids, the clock, and recording one call.
+ * trace system's own calls, thread ids, and recording one call.
  *
  * Calls made by the trace system itself (libposixtrace: its log writer, its
  * flusher thread, mapping streams; libunwind while it captures a stack; this
@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <libunwind.h>
@@ -54,20 +53,16 @@ void shim_tid_reset(void)
     tls_tid = 0;
 }
 
-uint64_t shim_now_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 void shim_emit(struct shim_call *c)
 {
     c->p.hdr.version = POSIXTRACE_PAYLOAD_VERSION;
     c->p.hdr.hdr_size = sizeof c->p.hdr;
     c->p.hdr.tid = c->tid != 0 ? c->tid : shim_tid();
     c->p.hdr.flags = c->flags;
-    posixtrace_sys_event(c->id, c->p.buf, c->n, c->ra);
+    if (c->timed)
+        posixtrace_sys_call(c->id, c->p.buf, c->n, c->ra, c->t0);
+    else
+        posixtrace_sys_event(c->id, c->p.buf, c->n, c->ra);
     if (unlikely(shim_cfg.stack_depth != 0))
         shim_record_stack(c->ra);
     if (unlikely(shim_map_pending) && posixtrace_wanted(POSIXTRACE_EV_MODULE))

@@ -69,7 +69,6 @@ bool shim_internal_caller(const void *ra); /* libposixtrace, libunwind, the shim
 uint32_t shim_tid(void);                   /* cached kernel thread id */
 void shim_tid_reset(void);                 /* in a fork child */
 uint32_t shim_tid_fresh(void);             /* gettid(), not cached (vfork children) */
-uint64_t shim_now_ns(void);
 
 /* ---- env.c: LD_PRELOAD kept in explicit child environments ---- */
 size_t shim_env_need(char *const *envp);  /* 0: use envp as it is; else an array size */
@@ -95,7 +94,8 @@ struct shim_call {
     uint32_t flags;      /* POSIXTRACE_CALL_* */
     int saved_errno;
     uint32_t tid;        /* 0: shim_tid() at emit */
-    uint64_t t0;
+    bool timed;          /* shim_end ran: the library sets the duration */
+    uint64_t t0;         /* posixtrace_call_begin() */
     const void *ra;
     union {
         struct posixtrace_call_hdr hdr;
@@ -117,18 +117,21 @@ static inline bool shim_begin(struct shim_call *c, unsigned id, const void *ra)
     c->p.hdr.ret = 0;
     c->p.hdr.duration_ns = 0;
     c->saved_errno = errno;
-    c->t0 = shim_now_ns();
+    c->timed = false;
+    c->t0 = posixtrace_call_begin(id);
     return true;
 }
 
-/* After the call: its result, errno if it failed, the duration. errno as the
- * call left it is restored by shim_emit. */
+/* After the call: its result, errno if it failed. errno as the call left it
+ * is restored by shim_emit. The duration is measured by the library when
+ * shim_emit records the event (posixtrace_sys_call: one clock read serves
+ * the duration's end and the timestamp). */
 static inline void shim_end(struct shim_call *c, int64_t ret, bool failed)
 {
     c->saved_errno = errno;
     c->p.hdr.ret = ret;
     c->p.hdr.err = failed ? errno : 0;
-    c->p.hdr.duration_ns = shim_now_ns() - c->t0;
+    c->timed = true;
 }
 
 /* For functions that return an error number (pthread_*). */
@@ -137,7 +140,7 @@ static inline void shim_end_rc(struct shim_call *c, int rc)
     c->saved_errno = errno;
     c->p.hdr.ret = rc;
     c->p.hdr.err = rc;
-    c->p.hdr.duration_ns = shim_now_ns() - c->t0;
+    c->timed = true;
 }
 
 /* Recorded before a call that may not return. */

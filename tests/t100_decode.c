@@ -122,10 +122,12 @@ static void print_event(const struct posix_trace_event_info *ev, const unsigned 
     }
     memcpy(&h, d, sizeof h);
     printf("ev name=%s epid=%ld self=%d ktid=%u caller=%s h_ret=%" PRId64
-           " h_err=%s h_flags=%u h_ver=%u h_size=%u h_dur_ok=%d trunc=%d",
+           " h_err=%s h_flags=%u h_ver=%u h_size=%u h_dur_ok=%d h_dur=%" PRIu64
+           " ts=%lld%09ld trunc=%d",
            desc->name + strlen("posixtrace:"), (long)ev->posix_pid, ev->posix_pid == getpid(),
            h.tid, sym((uint64_t)(uintptr_t)ev->posix_prog_address), h.ret, tc_errname(h.err),
            h.flags, h.version, h.hdr_size, h.duration_ns < 10ull * 1000000000ull,
+           h.duration_ns, (long long)ev->posix_timestamp.tv_sec, ev->posix_timestamp.tv_nsec,
            ev->posix_truncation_status != POSIX_TRACE_NOT_TRUNCATED);
     size_t off = h.hdr_size;
     for (unsigned i = 0; i < desc->nfields; i++) {

@@ -9,6 +9,7 @@
 #include "tcommon.h"
 
 #include <fcntl.h>
+#include <pthread.h>
 #include <posixtrace/events.h>
 #include <sys/sendfile.h>
 #include <sys/stat.h>
@@ -157,6 +158,33 @@ NI void sc_strsize(void)
     close(fd);
 }
 
+/* durations: a read that waits 200 ms for a thread's write, then a close.
+ * The read began before the write, which began before the read returned. */
+static int dur_pipe[2];
+
+static void *dur_writer(void *arg)
+{
+    (void)arg;
+    tc_sleep_ms(200);
+    if (write(dur_pipe[1], "x", 1) != 1)
+        abort();
+    return NULL;
+}
+
+static void sc_durations(void)
+{
+    char c;
+    pthread_t th;
+    if (pipe(dur_pipe) != 0)
+        abort();
+    CHECK(pthread_create(&th, NULL, dur_writer, NULL));
+    if (read(dur_pipe[0], &c, 1) != 1)
+        abort();
+    CHECK(pthread_join(th, NULL));
+    close(dur_pipe[0]);
+    close(dur_pipe[1]);
+}
+
 int main(int argc, char **argv)
 {
     tc_init();
@@ -182,6 +210,8 @@ int main(int argc, char **argv)
         sc_filter(trid);
     else if (strcmp(s, "strsize") == 0)
         sc_strsize();
+    else if (strcmp(s, "durations") == 0)
+        sc_durations();
     else
         return 2;
     td_dump(trid);

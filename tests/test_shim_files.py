@@ -201,3 +201,27 @@ def test_module_map(tmp_path):
     assert any(p.endswith("libposixtrace-preload.so") for p in mods)
     for m in mods.values():
         assert int(m["size"], 16) > 0
+
+
+def test_durations(tmp_path):
+    """duration_ns (doc/events.md) runs from the call's entry to the event's
+    timestamp: a read that waits 200 ms for another thread's write lasts at
+    least that long, and its interval [ts - duration, ts] contains the start
+    of that write; a close lasts more than 0 and well under a second."""
+    evs, _ = run_shim("t100_shim_files", "durations", str(tmp_path))
+    ev = calls(evs)
+    rd = of(ev, "read")
+    wr = of(ev, "write")
+    assert len(rd) == 1 and len(wr) == 1, [e["_"] for e in ev]
+    rd, wr = rd[0], wr[0]
+    assert rd["h_ret"] == "1" and wr["h_ret"] == "1"
+    assert wr["ktid"] != rd["ktid"]
+    r_end, r_dur = int(rd["ts"]), int(rd["h_dur"])
+    w_end, w_dur = int(wr["ts"]), int(wr["h_dur"])
+    assert 150_000_000 <= r_dur < 5_000_000_000, rd["_"]
+    assert 0 < w_dur < r_dur, wr["_"]
+    assert r_end - r_dur < w_end - w_dur < r_end, (rd["_"], wr["_"])
+    closes = of(ev, "close")
+    assert len(closes) == 2
+    for c in closes:
+        assert 0 < int(c["h_dur"]) < 1_000_000_000, c["_"]

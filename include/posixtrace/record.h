@@ -8,13 +8,15 @@
  * [POSIXTRACE_SYS_FIRST, POSIXTRACE_SYS_LAST], named in <posixtrace/events.h>.
  * Other trace-system components may use these calls too.
  *
- * Both functions are async-signal-safe, lock-free, allocation-free and
+ * The recording functions (posixtrace_sys_event, posixtrace_call_begin,
+ * posixtrace_sys_call) are async-signal-safe, lock-free, allocation-free and
  * system-call-free in the steady state, like posix_trace_event().
  */
 #ifndef POSIXTRACE_RECORD_H
 #define POSIXTRACE_RECORD_H
 
 #include <stddef.h>
+#include <stdint.h>
 #include <trace.h>
 
 #ifdef __cplusplus
@@ -44,6 +46,24 @@ static inline int posixtrace_wanted(trace_event_id_t id)
  * truncated and the event marked POSIX_TRACE_NOT_TRUNCATED -> _TRUNCATED_RECORD. */
 void posixtrace_sys_event(trace_event_id_t id, const void *data, size_t len,
                           const void *prog_addr);
+
+/* A call about to be recorded as event `id` (an interposer's wrapper, when
+ * posixtrace_wanted(id)): returns its start in ticks of the trace clock, to
+ * be passed to posixtrace_sys_call() after the call. A stream posted to this
+ * process but not yet attached is attached first. 0 when no stream is
+ * attached (the event would not be recorded anyway). One TSC read in the
+ * steady state. */
+uint64_t posixtrace_call_begin(trace_event_id_t id);
+
+/* Like posixtrace_sys_event(), for the event of a call that began at `t0`
+ * (posixtrace_call_begin()). `data` starts with a struct posixtrace_call_hdr
+ * (<posixtrace/events.h>): its duration_ns is set to the time from t0 to the
+ * event's timestamp, which is read once for both, so a call costs two clock
+ * reads in all. The duration therefore includes the few ns the caller spends
+ * between the call's return and this call. t0 == 0, or a payload shorter
+ * than the header: duration_ns is left as it is. */
+void posixtrace_sys_call(trace_event_id_t id, void *data, size_t len, const void *prog_addr,
+                         uint64_t t0);
 
 /* For interposers of the exec family (the shim) that call the C library's
  * exec function themselves: call this just before it. The process's own
