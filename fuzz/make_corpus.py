@@ -24,6 +24,10 @@ def seeds():
     # circular: 8 positions, more blocks written than that (wrapped)
     yield "loop-wrapped", L.typical(clock_mode=1, log_policy=L.LOOP, flushes=5, per_flush=30,
                                     seed=3, log_size=4096 + 8 * 4096, stream_policy=L.LOOP)
+    yield "packed-tsc", L.typical(clock_mode=1, log_policy=L.APPEND, flushes=2, per_flush=40,
+                                  seed=4, packed=True)
+    yield "packed-realtime", L.typical(clock_mode=2, log_policy=L.APPEND, flushes=2,
+                                       per_flush=40, seed=5, packed=True)
     yield "header-only", L.Log(name="empty")
 
     log = L.Log(name="names-status", clock_mode=2)

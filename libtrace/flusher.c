@@ -15,7 +15,9 @@
  * Writers never wait for it and never touch the file.
  */
 #include "internal.h"
+#include "logpack.h"
 #include "logwrite.h"
+#include <stdlib.h>
 #include <string.h>
 
 #define SYS_MAX 64 /* system events in one flush */
@@ -40,7 +42,9 @@ struct pt_flush {
     uint32_t deferred[PT_LOGW_BATCH_MAX];
     uint32_t ndeferred;
     uint64_t batch_events;      /* events in the batch not yet written */
-    uint32_t moved;             /* EVENTS blocks of slots in this flush */
+    uint32_t moved;             /* fragments of slots in this flush */
+    struct pt_pack pk;          /* the PACKED block being filled */
+    unsigned char *scratch;     /* LOOP: a fragment copied before packing */
 };
 
 /* Write the batch, then give back the chunks it referenced. */
@@ -60,9 +64,19 @@ static int commit(struct pt_handle *h, struct pt_flush *f)
     return rc;
 }
 
-/* Room for one more block in the batch. */
+/* Close the PACKED block being filled, if any. */
+static void pack_close(struct pt_flush *f)
+{
+    if (f->pk.p != NULL) {
+        pt_logw_seal_len(f->w, f->pk.n);
+        f->pk.p = NULL;
+    }
+}
+
+/* Room for one more block in the batch (closes the PACKED block). */
 static void make_room(struct pt_handle *h, struct pt_flush *f)
 {
+    pack_close(f);
     if (pt_logw_batch_full(f->w) || f->ndeferred == PT_LOGW_BATCH_MAX)
         commit(h, f);
 }
@@ -146,11 +160,10 @@ static int emit_sys(struct pt_handle *h, struct pt_flush *f)
 }
 
 /* Walk slot i's committed records from the read position. Returns the end
- * offset; *end: an END record stops it; counts events in *nev, gives the first
- * one's stamp in *first_ts, and leaves the last anchor seen in at and an
- * (unchanged if none). */
+ * offset; *end: an END record stops it; counts events in *nev and gives the
+ * first one's stamp in *first_ts. */
 static uint32_t walk(struct pt_handle *h, struct pt_chunk *ch, uint32_t off, bool *end,
-                     uint32_t *nev, uint64_t *at, int64_t *an, bool *bad, uint64_t *first_ts)
+                     uint32_t *nev, bool *bad, uint64_t *first_ts)
 {
     struct pt_shm *s = h->shm;
     *end = false;
@@ -173,10 +186,7 @@ static uint32_t walk(struct pt_handle *h, struct pt_chunk *ch, uint32_t off, boo
             *bad = true;
             break;
         }
-        if (PT_COMMIT_TYPE(c) == PT_REC_ANCHOR) {
-            *at = copy.ts;
-            *an = (int64_t)copy.addr;
-        } else {
+        if (PT_COMMIT_TYPE(c) != PT_REC_ANCHOR) {
             if (*nev == 0)
                 *first_ts = copy.ts;
             (*nev)++;
@@ -193,7 +203,7 @@ static bool closed_whole(struct pt_shm *s, struct pt_chunk *ch, uint32_t *off, u
     if (atomic_load_explicit(&ch->next, memory_order_acquire) == PT_NONE)
         return false;
     uint32_t e = atomic_load_explicit(&ch->end, memory_order_relaxed);
-    struct pt_rec *r = pt_rec_at(ch, e < pt_chunk_room(s) ? e : 0);
+    struct pt_rec *r = pt_rec_at(ch, e <= pt_chunk_room(s) ? e : 0); /* END fits past room */
     if (e > pt_chunk_room(s) || e % 8 != 0 ||
         atomic_load_explicit(&r->commit, memory_order_relaxed) !=
             PT_COMMIT(PT_REC_END, PT_END_BYTES))
@@ -203,32 +213,94 @@ static bool closed_whole(struct pt_shm *s, struct pt_chunk *ch, uint32_t *off, u
     return true;
 }
 
-/* Put [r->off, off) of the chunk in an EVENTS block. Streams that never
- * overwrite (not LOOP) are written from shared memory directly: committed
- * records do not change and the chunk returns to the pool only after the
- * write. A LOOP stream's stealers may take the chunk: copy, then check it was
- * not stolen meanwhile (false: the block is dropped). */
-static bool put_fragment(struct pt_handle *h, struct pt_flush *f, uint32_t i,
-                         struct pt_chunk *ch, uint32_t off)
+static bool log_full(struct pt_handle *h, struct pt_flush *f);
+
+/* A new PACKED block for slot i, written by the chunk's writer. */
+static void pack_open(struct pt_handle *h, struct pt_flush *f, uint32_t i,
+                      const struct pt_chunk *ch)
 {
-    struct pt_rslot *r = &h->rs[i];
-    struct pt_logw_block b = {
-        .type = PT_LOG_EVENTS, .payload_len = off - r->off, .slot = i, .pid = ch->pid,
-        .thread = ch->thread, .anchor_ticks = r->has_anchor ? r->anchor_ts : 0,
-        .anchor_ns = r->has_anchor ? r->anchor_ns : 0,
-    };
     make_room(h, f);
-    if (h->shm->stream_policy != POSIX_TRACE_LOOP) {
-        pt_logw_block_ext(f->w, &b, pt_rec_at(ch, r->off));
-        return true;
+    struct pt_pack *pk = &f->pk;
+    struct pt_logw_block b = {
+        .type = PT_LOG_PACKED, .payload_len = pt_logw_payload_max(f->w), .slot = i,
+        .pid = ch->pid, .thread = ch->thread, .anchor_ticks = pt_pack_anchor_ticks(pk),
+        .anchor_ns = pk->has_a ? pk->a_ns : 0,
+    };
+    pk->slot = i;
+    pk->pid = ch->pid;
+    pk->thread = ch->thread;
+    pt_pack_begin(pk, pt_logw_block(f->w, &b), b.payload_len);
+}
+
+/*
+ * Pack the records [r->off, to) of slot i's chunk into PACKED blocks,
+ * continuing the slot's open block when the writer is the same. A LOOP
+ * stream's stealers may take the chunk: copy it first, then check it was
+ * not stolen meanwhile (-1: nothing packed). The records were checked by
+ * the walk, but the memory is the writers': each is checked again as it is
+ * read, and *bad set at one that no longer passes. Returns the events left
+ * out because an UNTIL_FULL log filled (counted lost by the caller).
+ */
+static int64_t pack_fragment(struct pt_handle *h, struct pt_flush *f, uint32_t i,
+                             struct pt_chunk *ch, uint32_t to, bool *bad)
+{
+    struct pt_shm *s = h->shm;
+    struct pt_rslot *r = &h->rs[i];
+    struct pt_pack *pk = &f->pk;
+    uint32_t from = r->off, n = to - from;
+    const unsigned char *src = (const unsigned char *)pt_rec_at(ch, from);
+    if (s->stream_policy == POSIX_TRACE_LOOP) {
+        memcpy(f->scratch, src, n);
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&pt_slots(s)[i].rhead, memory_order_relaxed) != r->rhead)
+            return -1;
+        src = f->scratch;
     }
-    unsigned char *p = pt_logw_block(f->w, &b);
-    memcpy(p, pt_rec_at(ch, r->off), off - r->off);
-    atomic_thread_fence(memory_order_acquire);
-    if (atomic_load_explicit(&pt_slots(h->shm)[i].rhead, memory_order_relaxed) != r->rhead)
-        return false;
-    pt_logw_seal(f->w);
-    return true;
+    if (pk->p != NULL && (pk->slot != i || pk->pid != ch->pid || pk->thread != ch->thread))
+        pack_close(f);
+    if (pk->p == NULL) { /* the anchor in effect where the fragment starts */
+        pk->has_a = r->has_anchor;
+        pk->a_ticks = r->anchor_ts;
+        pk->a_ns = r->anchor_ns;
+    }
+    int64_t left_out = 0;
+    bool full = false;
+    uint32_t max_len = pt_max_record(s) - PT_REC_HDR;
+    for (uint32_t off = 0; off < n;) {
+        struct pt_rec rec;
+        memcpy(&rec, src + off, sizeof rec); /* read once: writers' memory */
+        uint32_t c = atomic_load_explicit(&rec.commit, memory_order_relaxed);
+        uint32_t size = PT_COMMIT_SIZE(c);
+        bool anchor = PT_COMMIT_TYPE(c) == PT_REC_ANCHOR;
+        /* as pt_chain_rec_sane, for the two kinds a fragment holds */
+        if (anchor ? size != PT_REC_HDR
+                   : PT_COMMIT_TYPE(c) != PT_REC_EVENT || rec.id > PT_ID_MAX ||
+                         rec.len > max_len || size != PT_REC_HDR + pt_round8(rec.len)) {
+            *bad = true;
+            break;
+        }
+        if (size > n - off) {
+            *bad = true;
+            break;
+        }
+        if (!full && !pt_pack_put(pk, &rec, anchor, src + off + PT_REC_HDR)) {
+            full = log_full(h, f);
+            if (!full) {
+                pack_open(h, f, i, ch);
+                if (!pt_pack_put(pk, &rec, anchor, src + off + PT_REC_HDR)) {
+                    *bad = true; /* larger than a block: not a record a writer makes */
+                    break;
+                }
+            }
+        }
+        if (full && !anchor)
+            left_out++;
+        off += size;
+    }
+    r->has_anchor = pk->has_a;
+    r->anchor_ts = pk->a_ticks;
+    r->anchor_ns = pk->a_ns;
+    return left_out;
 }
 
 /* UNTIL_FULL log: no room left for events, once the last system events,
@@ -288,36 +360,30 @@ static void drain_slot(struct pt_handle *h, struct pt_flush *f, uint32_t i, bool
         struct pt_chunk *ch = pt_chunk(s, r->chunk);
         bool end, bad = false;
         uint32_t nev = 0;
-        uint64_t at = r->anchor_ts;
-        int64_t an = r->anchor_ns;
         uint32_t off;
         uint64_t first_ts = 0;
+        if (!partial && atomic_load_explicit(&ch->next, memory_order_acquire) == PT_NONE &&
+            atomic_load_explicit(&sl->state, memory_order_acquire) == PT_SLOT_OWNED)
+            return; /* its writer's open chunk: not walked until a partial flush */
         if (r->off == 0 && r->gap == 0 && closed_whole(s, ch, &off, &nev)) {
             end = true; /* a whole closed chunk: no need to walk its records */
-            at = 0;
-            an = 0;
         } else {
-            off = walk(h, ch, r->off, &end, &nev, &at, &an, &bad, &first_ts);
+            off = walk(h, ch, r->off, &end, &nev, &bad, &first_ts);
         }
         if (off > r->off && (end || partial || bad)) {
-            if (log_full(h, f)) {
-                *lost_full += nev; /* "not yet flushed shall be discarded" */
-                f->dropped = 1;
-            } else if (!put_fragment(h, f, i, ch, off)) {
+            int64_t left_out = pack_fragment(h, f, i, ch, off, &bad);
+            if (left_out < 0)
                 continue; /* stolen: resync */
-            } else {
-                f->moved++;
-                f->batch_events += nev;
-                if (r->gap != 0 && nev != 0)
-                    gap_events(h, f, r, first_ts);
+            if (left_out > 0) {
+                *lost_full += (uint64_t)left_out; /* "not yet flushed shall be discarded" */
+                f->dropped = 1;
             }
+            if (r->gap != 0 && (uint64_t)left_out < nev)
+                gap_events(h, f, r, first_ts);
+            f->moved++;
+            f->batch_events += nev - (uint64_t)left_out;
             r->off = off;
             r->delivered += nev;
-            if (at != r->anchor_ts || an != r->anchor_ns || !r->has_anchor) {
-                r->has_anchor = at != 0 || r->has_anchor;
-                r->anchor_ts = at;
-                r->anchor_ns = an;
-            }
         }
         if (bad) {
             pt_chain_error(h, EBADMSG);
@@ -334,12 +400,7 @@ static void drain_slot(struct pt_handle *h, struct pt_flush *f, uint32_t i, bool
         uint64_t nrh = (((r->rhead >> 32) + 1) << 32) | next;
         uint64_t expect = r->rhead;
         if (atomic_compare_exchange_strong(&sl->rhead, &expect, nrh)) {
-            if (s->stream_policy == POSIX_TRACE_LOOP) {
-                pt_pool_push(s, r->chunk);
-            } else {
-                make_room(h, f);
-                f->deferred[f->ndeferred++] = r->chunk;
-            }
+            pt_pool_push(s, r->chunk); /* its records are in the batch, copied */
             uint64_t stolen = r->stolen_seen;
             pt_chain_follow(r, nrh);
             r->stolen_seen = stolen;
@@ -440,6 +501,7 @@ static void drain_all(struct pt_handle *h, struct pt_flush *f, bool partial, uin
     uint32_t hwm = atomic_load(&h->shm->slots_hwm);
     for (uint32_t i = 0; i < hwm && i < PT_NSLOTS; i++)
         drain_slot(h, f, i, partial, lost);
+    pack_close(f);
 }
 
 static void discard_all(struct pt_handle *h, struct pt_flush *f, bool partial)
@@ -501,6 +563,13 @@ int pt_flush_run(struct pt_handle *h, bool partial, bool marked)
     return rc ? rc : wrc;
 }
 
+/* As the writers judge it (record.c, switch_chunk): half the stream or more
+ * is in use. */
+static bool half_used(struct pt_shm *s)
+{
+    return atomic_load_explicit(&s->free_count, memory_order_relaxed) < s->nchunks / 2;
+}
+
 static void *flusher_main(void *arg)
 {
     struct pt_handle *h = arg;
@@ -512,7 +581,9 @@ static void *flusher_main(void *arg)
         pt_ns_to_ts(pt_realtime_ns() + PT_FLUSH_PERIOD_NS, &dl);
         if (atomic_load(&s->flush_req) == 0)
             pt_futex_wait(&s->flush_req, 0, &dl);
-        atomic_store(&s->flush_req, 0);
+        /* 1 while busy: writers switching chunks leave it be and make no
+         * wake-up call (record.c) */
+        atomic_store(&s->flush_req, 1);
         if (atomic_load(&f->quit))
             break;
         /* open chunks too, now and then, so that a quiet stream reaches the log */
@@ -523,6 +594,12 @@ static void *flusher_main(void *arg)
         if (atomic_load(&s->state) == PT_ST_FULL)
             partial = true; /* read everything: the stream restarts when empty */
         pt_flush_run(h, partial, false);
+        if (f->moved != 0 && half_used(s))
+            continue; /* still busy: go again without sleeping */
+        atomic_store(&s->flush_req, 0);
+        atomic_thread_fence(memory_order_seq_cst);
+        if (f->moved != 0 && half_used(s)) /* filled meanwhile: a writer saw 1 */
+            atomic_store(&s->flush_req, 1);
     }
     return NULL;
 }
@@ -532,8 +609,14 @@ int pt_flush_open(struct pt_handle *h, int fd)
     struct pt_flush *f = calloc(1, sizeof *f);
     if (f == NULL)
         return ENOMEM;
+    f->scratch = malloc(h->shm->chunk_size);
+    if (f->scratch == NULL) {
+        free(f);
+        return ENOMEM;
+    }
     int rc = pt_logw_create(fd, h->shm, &f->w);
     if (rc != 0) {
+        free(f->scratch);
         free(f);
         return rc;
     }
@@ -575,6 +658,7 @@ int pt_flush_close(struct pt_handle *h)
     int rc = pt_flush_run(h, true, true);
     pthread_mutex_destroy(&f->lock);
     pt_logw_destroy(f->w);
+    free(f->scratch);
     free(f);
     h->log = NULL;
     return rc;

@@ -22,6 +22,7 @@ libtrace_libposixtrace_la_SOURCES = \
 	libtrace/logread_scan.c \
 	libtrace/logread_payload.c \
 	libtrace/logread_events.c \
+	libtrace/logpack.h \
 	libtrace/logwrite.h \
 	libtrace/logwrite.c \
 	libtrace/flusher.c \

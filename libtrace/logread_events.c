@@ -1,9 +1,9 @@
 /*
  * Trace-log reader: the events, merged across writer slots.
  *
- * Each slot (writer) has a cursor over its EVENTS blocks in seq order; the
- * cursor holds one block's payload at a time (read with one pread and checked
- * again) and stands on its next event. A binary heap of the cursors, keyed by
+ * Each slot (writer) has a cursor over its EVENTS and PACKED blocks in seq
+ * order; the cursor holds one block's payload at a time (read with one pread
+ * and checked again) and stands on its next event, decoded. A binary heap of the cursors, keyed by
  * (ts, slot), gives the next event of the log (doc/log-format.md, "Order of
  * events").
  */
@@ -39,12 +39,12 @@ int lr_events_index(struct pt_logr *l, const struct lr_block *all, size_t n)
 {
     size_t ne = 0;
     for (size_t i = 0; i < n; i++)
-        ne += all[i].type == LR_EVENTS;
+        ne += all[i].type == LR_EVENTS || all[i].type == LR_PACKED;
     l->ev = malloc((ne ? ne : 1) * sizeof *l->ev);
     if (l->ev == NULL)
         return ENOMEM;
     for (size_t i = 0; i < n; i++)
-        if (all[i].type == LR_EVENTS)
+        if (all[i].type == LR_EVENTS || all[i].type == LR_PACKED)
             l->ev[l->nev++] = all[i];
     if (l->nev > 1)
         qsort(l->ev, l->nev, sizeof *l->ev, by_slot_seq);
@@ -80,6 +80,8 @@ static int cur_load(struct pt_logr *l, struct lr_cursor *c, size_t i)
         c->plen = b->plen;
         c->a_ticks = b->a_ticks ? b->a_ticks : l->h.tick0;
         c->a_ns = b->a_ticks ? b->a_ns : l->h.real0_ns;
+        c->type = b->type;
+        c->ps = (struct lr_pstate){ .ts = b->a_ticks, .addr = 0, .id = 0 };
         return 1;
     }
     c->blk = c->end;
@@ -93,13 +95,21 @@ static int cur_next(struct pt_logr *l, struct lr_cursor *c)
     for (;;) {
         while (c->off < c->plen) {
             const unsigned char *r = c->buf + LR_BLK_HDR + c->off;
-            if (lr_rd32(r) >> 24 == LR_REC_EVENT) {
-                c->ts = lr_rd64(r + 8);
+            uint32_t left = c->plen - c->off;
+            uint32_t size = c->type == LR_PACKED
+                                ? lr_packed_rec(r, left, l->max_len, &c->ps, &c->rec)
+                                : lr_raw_rec(r, left, l->max_len, &c->rec);
+            if (size == 0) { /* cannot happen: checked when loaded */
+                c->off = c->plen;
+                break;
+            }
+            if (c->rec.kind == LR_REC_EVENT) {
+                c->ts = c->rec.ts;
                 return 1;
             }
-            c->a_ticks = lr_rd64(r + 8);
-            c->a_ns = (int64_t)lr_rd64(r + 16);
-            c->off += LR_REC_HDR;
+            c->a_ticks = c->rec.ts;
+            c->a_ns = (int64_t)c->rec.addr;
+            c->off += size;
         }
         if (c->blk >= c->end || !cur_load(l, c, c->blk + 1))
             return 0;
@@ -185,20 +195,20 @@ static uint32_t report(struct pt_logr *l, const struct lr_cursor *c,
 {
     const unsigned char *r = c->buf + LR_BLK_HDR + c->off;
     const struct lr_block *b = &l->ev[c->blk];
-    uint32_t dlen = lr_rd32(r + 24);
-    size_t n = data == NULL ? 0 : num < dlen ? num : dlen;
-    ev->posix_event_id = lr_rd32(r + 4);
+    const struct lr_rec *rec = &c->rec;
+    size_t n = data == NULL ? 0 : num < rec->len ? num : rec->len;
+    ev->posix_event_id = rec->id;
     ev->posix_pid = (pid_t)b->pid;
-    ev->posix_prog_address = (void *)(uintptr_t)lr_rd64(r + 16);
+    ev->posix_prog_address = (void *)(uintptr_t)rec->addr;
     ev->posix_thread_id = (pthread_t)b->thread;
     pt_ns_to_ts(hold(l, event_ns(l, c)), &ev->posix_timestamp);
-    ev->posix_truncation_status = n < dlen ? POSIX_TRACE_TRUNCATED_READ
-                                  : (lr_rd32(r + 28) & 1u) ? POSIX_TRACE_TRUNCATED_RECORD
+    ev->posix_truncation_status = n < rec->len ? POSIX_TRACE_TRUNCATED_READ
+                                  : (rec->flags & 1u) ? POSIX_TRACE_TRUNCATED_RECORD
                                   : POSIX_TRACE_NOT_TRUNCATED;
     if (n != 0)
-        memcpy(data, r + LR_REC_HDR, n);
+        memcpy(data, r + rec->data, n);
     *len = n;
-    return lr_rd32(r) & 0xffffffu;
+    return rec->size;
 }
 
 int pt_logr_next(struct pt_logr *l, struct posix_trace_event_info *ev, void *data,

@@ -29,7 +29,7 @@
 #define LR_UNNAMED     256u
 #define LR_UNNAMED_NAME "posix_trace_unnamed_userevent"
 
-enum { LR_EVENTS = 1, LR_NAMES = 2, LR_STATUS = 3 };
+enum { LR_EVENTS = 1, LR_NAMES = 2, LR_STATUS = 3, LR_PACKED = 4 };
 enum { LR_REC_EVENT = 1, LR_REC_ANCHOR = 2 };
 
 static inline uint32_t lr_rd32(const unsigned char *p)
@@ -65,16 +65,35 @@ struct lr_block {
     uint32_t plen, slot, pid, type;
 };
 
-/* One writer slot's place in the merge: its EVENTS blocks l->ev[first, end). */
+/* One record of an EVENTS or PACKED payload, decoded. */
+struct lr_rec {
+    uint32_t kind;              /* LR_REC_EVENT or LR_REC_ANCHOR */
+    uint32_t size;              /* bytes it takes in the payload */
+    uint32_t id, len, flags;    /* flags: bit 0 truncated when recorded */
+    uint64_t ts, addr;          /* an anchor's CLOCK_REALTIME ns is in addr */
+    uint32_t data;              /* offset of its data from the record's start */
+};
+
+/* What a PACKED record is relative to: the previous record of its block. */
+struct lr_pstate {
+    uint64_t ts, addr;
+    uint32_t id;
+};
+
+/* One writer slot's place in the merge: its EVENTS and PACKED blocks
+ * l->ev[first, end). */
 struct lr_cursor {
     uint32_t slot;
     size_t first, end, blk;     /* blk: the block loaded in buf */
     unsigned char *buf;         /* block header + payload of l->ev[blk] */
     size_t cap;
     uint32_t off, plen;         /* next record, in the payload */
+    uint32_t type;              /* LR_EVENTS or LR_PACKED */
+    struct lr_pstate ps;        /* PACKED: state after the record at off */
     uint64_t a_ticks;           /* anchor in effect (clock_mode 1) */
     int64_t a_ns;
-    uint64_t ts;                /* ts of the record at off (an event) */
+    struct lr_rec rec;          /* the event at off */
+    uint64_t ts;                /* its ts */
 };
 
 struct pt_logr {
@@ -102,6 +121,10 @@ void lr_note_bad(struct pt_logr *l, uint64_t off);
 int  lr_read_block(const struct pt_logr *l, const struct lr_block *b, unsigned char **buf,
                    size_t *cap);
 int  lr_events_ok(const unsigned char *p, uint32_t n, uint32_t max_len);
+int  lr_packed_ok(const unsigned char *p, uint32_t n, uint32_t max_len);
+uint32_t lr_raw_rec(const unsigned char *p, uint32_t n, uint32_t max_len, struct lr_rec *r);
+uint32_t lr_packed_rec(const unsigned char *p, uint32_t n, uint32_t max_len,
+                       struct lr_pstate *st, struct lr_rec *r);
 int  lr_names_parse(const unsigned char *p, uint32_t n, struct pt_logr *l);
 int  lr_status_parse(const unsigned char *p, uint32_t n, struct posix_trace_status_info *st);
 

@@ -1,5 +1,5 @@
 /*
- * Trace-log reader: the payloads of EVENTS, NAMES and STATUS blocks
+ * Trace-log reader: the payloads of EVENTS, PACKED, NAMES and STATUS blocks
  * (doc/log-format.md). A payload that does not parse exactly makes its block
  * invalid.
  */
@@ -8,9 +8,9 @@
 #include <errno.h>
 #include <trace.h>
 
-/* One record at p, n >= 8 bytes left of the payload: its size, or 0 if it
- * is not a well-formed record. */
-static uint32_t record_ok(const unsigned char *p, uint32_t n, uint32_t max_len)
+/* One EVENTS record at p, n bytes left of the payload: its size, or 0 if it
+ * is not a well-formed record; *r decoded. */
+uint32_t lr_raw_rec(const unsigned char *p, uint32_t n, uint32_t max_len, struct lr_rec *r)
 {
     if (n < LR_REC_HDR)
         return 0;
@@ -18,6 +18,9 @@ static uint32_t record_ok(const unsigned char *p, uint32_t n, uint32_t max_len)
     uint32_t id = lr_rd32(p + 4), len = lr_rd32(p + 24);
     if (size > n || size < LR_REC_HDR || size % 8 != 0)
         return 0;
+    *r = (struct lr_rec){ .kind = type, .size = size, .id = id, .len = len,
+                          .flags = lr_rd32(p + 28), .ts = lr_rd64(p + 8),
+                          .addr = lr_rd64(p + 16), .data = LR_REC_HDR };
     if (type == LR_REC_ANCHOR)
         return size == LR_REC_HDR && len == 0 && id == 0 ? size : 0;
     if (type != LR_REC_EVENT || id > LR_ID_MAX || len > max_len)
@@ -29,8 +32,95 @@ static uint32_t record_ok(const unsigned char *p, uint32_t n, uint32_t max_len)
 int lr_events_ok(const unsigned char *p, uint32_t n, uint32_t max_len)
 {
     uint32_t off = 0;
+    struct lr_rec r;
     while (off < n) {
-        uint32_t size = record_ok(p + off, n - off, max_len);
+        uint32_t size = lr_raw_rec(p + off, n - off, max_len, &r);
+        if (size == 0)
+            return 0;
+        off += size;
+    }
+    return 1;
+}
+
+/* An unsigned LEB128 number of at most 10 bytes at p[*k..n): 1 and *v, or 0. */
+static int varint(const unsigned char *p, uint32_t n, uint32_t *k, uint64_t *v)
+{
+    uint64_t x = 0;
+    for (unsigned i = 0; i < 10; i++) {
+        if (*k >= n)
+            return 0;
+        unsigned char b = p[(*k)++];
+        if (i == 9 && b > 1)
+            return 0; /* more than 64 bits */
+        x |= (uint64_t)(b & 0x7f) << (7 * i);
+        if (!(b & 0x80)) {
+            *v = x;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static uint64_t unzigzag(uint64_t v)
+{
+    return (v >> 1) ^ (0 - (v & 1));
+}
+
+/* One PACKED record at p, n bytes left of the payload (doc/log-format.md):
+ * its size, or 0 if it is not well-formed; *r decoded, *st advanced. */
+uint32_t lr_packed_rec(const unsigned char *p, uint32_t n, uint32_t max_len,
+                       struct lr_pstate *st, struct lr_rec *r)
+{
+    uint32_t k = 1;
+    uint64_t v;
+    if (n < 2)
+        return 0;
+    unsigned tag = p[0], kind = tag & 3u;
+    if ((tag & 0xe0u) != 0 || (kind != LR_REC_EVENT && kind != LR_REC_ANCHOR))
+        return 0;
+    if (!varint(p, n, &k, &v))
+        return 0;
+    *r = (struct lr_rec){ .kind = kind, .ts = st->ts + unzigzag(v) };
+    if (kind == LR_REC_ANCHOR) {
+        if ((tag & 0x1cu) != 0 || !varint(p, n, &k, &v))
+            return 0;
+        r->addr = unzigzag(v);
+    } else {
+        r->flags = (tag >> 2) & 1u;
+        r->id = st->id;
+        if (!(tag & 8u)) {
+            if (!varint(p, n, &k, &v) || v > LR_ID_MAX)
+                return 0;
+            r->id = (uint32_t)v;
+        }
+        r->addr = st->addr;
+        if (tag & 16u) {
+            if (!varint(p, n, &k, &v))
+                return 0;
+            r->addr = st->addr + unzigzag(v);
+        }
+        if (!varint(p, n, &k, &v) || v > max_len || v > n - k)
+            return 0;
+        r->len = (uint32_t)v;
+        r->data = k;
+        k += r->len;
+        st->id = r->id;
+        st->addr = r->addr;
+    }
+    st->ts = r->ts;
+    r->size = k;
+    return k;
+}
+
+/* 1 when the n bytes at p are a sequence of PACKED records that exactly
+ * fills them. */
+int lr_packed_ok(const unsigned char *p, uint32_t n, uint32_t max_len)
+{
+    uint32_t off = 0;
+    struct lr_pstate st = { 0, 0, 0 };
+    struct lr_rec r;
+    while (off < n) {
+        uint32_t size = lr_packed_rec(p + off, n - off, max_len, &st, &r);
         if (size == 0)
             return 0;
         off += size;

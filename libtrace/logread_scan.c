@@ -53,7 +53,7 @@ static void header_decode(const unsigned char *p, struct lr_header *h)
 /* p: the first LR_HDR_SIZE bytes of the file. 0 or EINVAL. */
 int lr_header_parse(const unsigned char *p, struct lr_header *h)
 {
-    if (memcmp(p, "PXTRACEL", 8) != 0 || lr_rd32(p + 8) != 1 ||
+    if (memcmp(p, "PXTRACEL", 8) != 0 || (lr_rd32(p + 8) != 1 && lr_rd32(p + 8) != 2) ||
         lr_rd32(p + 12) != LR_HDR_SIZE ||
         XXH3_64bits(p, LR_HDR_SUM_OFF) != lr_rd64(p + LR_HDR_SUM_OFF))
         return EINVAL;
@@ -105,6 +105,7 @@ static int payload_ok(const struct pt_logr *l, uint32_t type, const unsigned cha
     struct posix_trace_status_info st;
     switch (type) {
     case LR_EVENTS: return lr_events_ok(p, n, l->max_len);
+    case LR_PACKED: return lr_packed_ok(p, n, l->max_len);
     case LR_NAMES: return lr_names_parse(p, n, NULL) == 0;
     case LR_STATUS: return lr_status_parse(p, n, &st) == 0;
     default: return 0;
@@ -124,10 +125,10 @@ static int block_check(const struct pt_logr *l, unsigned char *b, size_t avail, 
         .a_ns = (int64_t)lr_rd64(b + 48), .plen = lr_rd32(b + 16),
         .slot = lr_rd32(b + 20), .pid = lr_rd32(b + 24), .type = b[4] | (uint32_t)b[5] << 8,
     };
-    if (k.type < LR_EVENTS || k.type > LR_STATUS || k.seq == 0 ||
+    if (k.type < LR_EVENTS || k.type > LR_PACKED || k.seq == 0 ||
         k.plen > l->h.block_size - LR_BLK_HDR || k.plen > avail - LR_BLK_HDR)
         return 0;
-    if (k.type == LR_EVENTS && k.slot > 255 && k.slot != LR_SLOT_SYS)
+    if ((k.type == LR_EVENTS || k.type == LR_PACKED) && k.slot > 255 && k.slot != LR_SLOT_SYS)
         return 0;
     if (block_sum(b, k.plen) != k.sum || !payload_ok(l, k.type, b + LR_BLK_HDR, k.plen))
         return 0;

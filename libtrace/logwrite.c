@@ -77,7 +77,7 @@ static void build_header(struct pt_logw *w, const struct pt_shm *s)
     memcpy(&tpn_bits, &tpn, sizeof tpn_bits);
     memset(h, 0, HDR_SIZE);
     memcpy(h, "PXTRACEL", 8);
-    put32(h + 8, 1);
+    put32(h + 8, 2);
     put32(h + 12, HDR_SIZE);
     put32(h + 16, w->block_size);
     put32(h + 20, w->circular ? 1u : 0u);
@@ -276,6 +276,13 @@ unsigned char *pt_logw_block(struct pt_logw *w, const struct pt_logw_block *b)
     add_header(w, b, b->payload_len);
     w->open_payload = w->stage + w->stage_len;
     return w->open_payload;
+}
+
+/* Seal with a payload of n bytes (at most what pt_logw_block announced). */
+void pt_logw_seal_len(struct pt_logw *w, uint32_t n)
+{
+    put32(w->hdrs[w->nblk] + 16, n);
+    pt_logw_seal(w);
 }
 
 void pt_logw_seal(struct pt_logw *w)

@@ -9,7 +9,7 @@
 struct pt_shm;
 struct pt_logw;
 
-enum { PT_LOG_EVENTS = 1, PT_LOG_NAMES = 2, PT_LOG_STATUS = 3 };
+enum { PT_LOG_EVENTS = 1, PT_LOG_NAMES = 2, PT_LOG_STATUS = 3, PT_LOG_PACKED = 4 };
 #define PT_LOG_SYS_SLOT  0xFFFFu   /* events the trace system reports itself */
 #define PT_LOG_MIN_BLOCKS 8u       /* smallest LOOP or UNTIL_FULL log, in blocks */
 
@@ -38,6 +38,7 @@ uint64_t pt_logw_reserve(const struct pt_logw *w, struct pt_shm *s);
 bool pt_logw_batch_full(const struct pt_logw *w);
 unsigned char *pt_logw_block(struct pt_logw *w, const struct pt_logw_block *b);
 void pt_logw_seal(struct pt_logw *w);
+void pt_logw_seal_len(struct pt_logw *w, uint32_t n);
 void pt_logw_block_ext(struct pt_logw *w, const struct pt_logw_block *b, const void *payload);
 int  pt_logw_commit(struct pt_logw *w);
 void pt_logw_predict_wrap(struct pt_logw *w, uint32_t extra);

@@ -20,7 +20,7 @@ import struct
 HDR_SIZE = 4096
 BLK_HDR = 64
 REC_HDR = 32
-EVENTS, NAMES, STATUS = 1, 2, 3
+EVENTS, NAMES, STATUS, PACKED = 1, 2, 3, 4
 REC_EVENT, REC_ANCHOR = 1, 2
 SLOT_SYS = 0xFFFF
 LOOP, UNTIL_FULL, FLUSH, APPEND = 1, 2, 3, 4
@@ -131,6 +131,45 @@ class Rec:
                 + self.data + bytes(round_up(len(self.data), 8) - len(self.data)))
 
 
+def varint(v):
+    """Unsigned LEB128."""
+    out = bytearray()
+    while v >= 0x80:
+        out.append((v & 0x7F) | 0x80)
+        v >>= 7
+    out.append(v)
+    return bytes(out)
+
+
+def zigzag(v):
+    """A signed 64-bit value (taken modulo 2^64) as zigzag."""
+    v = s64(u64(v))
+    return u64((v << 1) ^ (v >> 63))
+
+
+def packed_payload(recs, anchor_ticks=0):
+    """A PACKED payload (doc/log-format.md) for recs, as a block whose header
+    anchor_ticks is given: the tag, the stamp as a zigzag delta, the id unless
+    it repeats, the address as a zigzag delta when it changes, len, data."""
+    ts, addr, id_ = u64(anchor_ticks), 0, 0
+    out = bytearray()
+    for r in recs:
+        if r.kind == REC_ANCHOR:
+            out += bytes([2]) + varint(zigzag(r.ts - ts)) + varint(zigzag(s64(r.addr)))
+            ts = r.ts
+            continue
+        tag = 1 | (4 if r.flags & 1 else 0) | (8 if r.id == id_ else 0)
+        tag |= 16 if r.addr != addr else 0
+        out += bytes([tag]) + varint(zigzag(r.ts - ts))
+        if r.id != id_:
+            out += varint(r.id)
+        if r.addr != addr:
+            out += varint(zigzag(r.addr - addr))
+        out += varint(len(r.data)) + r.data
+        ts, addr, id_ = r.ts, r.addr, r.id
+    return bytes(out)
+
+
 def ev(id_, ts, addr=0, data=b"", truncated=False):
     return Rec(REC_EVENT, id_, ts, addr, data, 1 if truncated else 0)
 
@@ -199,6 +238,13 @@ class Log:
     def events(self, slot, pid, thread, recs, anchor_ticks=0, anchor_ns=0):
         payload = b"".join(r.pack() for r in recs)
         b = Block(EVENTS, len(self.blocks) + 1, payload, slot=slot, pid=pid, thread=thread,
+                  anchor_ticks=anchor_ticks, anchor_ns=anchor_ns)
+        b.recs = list(recs)
+        return self._add(b)
+
+    def packed(self, slot, pid, thread, recs, anchor_ticks=0, anchor_ns=0):
+        payload = packed_payload(recs, anchor_ticks)
+        b = Block(PACKED, len(self.blocks) + 1, payload, slot=slot, pid=pid, thread=thread,
                   anchor_ticks=anchor_ticks, anchor_ns=anchor_ns)
         b.recs = list(recs)
         return self._add(b)
@@ -300,9 +346,9 @@ def reference(log, valid=None):
             names.update(b.table)
     sts = [b for b in blocks if b.type == STATUS]
     status = sts[-1].st if sts else dict(STATUS_DEFAULT)
-    slots = sorted({b.slot for b in blocks if b.type == EVENTS})
-    per_slot = [list(_slot_events(log, [b for b in blocks if b.type == EVENTS and b.slot == s]))
-                for s in slots]
+    evb = [b for b in blocks if b.type in (EVENTS, PACKED)]
+    slots = sorted({b.slot for b in evb})
+    per_slot = [list(_slot_events(log, [b for b in evb if b.slot == s])) for s in slots]
     events, last = [], None
     for _, _, e in heapq.merge(*per_slot, key=lambda t: (s64(t[0]), t[1])):
         if last is not None and e.ns < last and last - e.ns < HOLD_NS:
@@ -367,21 +413,24 @@ def dump_text(path, reading, num=65536 + 1024):
 
 
 # ---- a typical log ---------------------------------------------------------------
-def _pack_slot(log, slot, pid, thread, recs, anchor_ticks=0, anchor_ns=0):
-    """EVENTS blocks for recs, each as full as the block size allows."""
-    cap, cur, used = log.capacity(), [], 0
+def _pack_slot(log, slot, pid, thread, recs, anchor_ticks=0, anchor_ns=0, packed=False):
+    """EVENTS (or PACKED) blocks for recs, each as full as the block size allows."""
+    cap, cur = log.capacity(), []
+    add = log.packed if packed else log.events
+
+    def size(rs):
+        return len(packed_payload(rs, anchor_ticks)) if packed else sum(r.size() for r in rs)
     for r in recs:
-        if used + r.size() > cap and cur:
-            log.events(slot, pid, thread, cur, anchor_ticks, anchor_ns)
-            cur, used = [], 0
+        if cur and size(cur + [r]) > cap:
+            add(slot, pid, thread, cur, anchor_ticks, anchor_ns)
+            cur = []
         cur.append(r)
-        used += r.size()
     if cur:
-        log.events(slot, pid, thread, cur, anchor_ticks, anchor_ns)
+        add(slot, pid, thread, cur, anchor_ticks, anchor_ns)
 
 
 def typical(clock_mode=1, log_policy=APPEND, flushes=4, per_flush=40, block_size=4096,
-            max_data_size=256, seed=1, **hdr):
+            max_data_size=256, seed=1, packed=False, **hdr):
     """A deterministic log like a writer's: per flush, the EVENTS blocks of 3
     writer slots and of the system slot, then NAMES (the names not written
     yet; all of them for a circular log) and STATUS.  Several data
@@ -414,7 +463,8 @@ def typical(clock_mode=1, log_policy=APPEND, flushes=4, per_flush=40, block_size
                                 truncated=(n == max_data_size and i % 2 == 0)))
         for slot, pid, thr in writers:
             if per[slot]:
-                _pack_slot(log, slot, pid, thr, per[slot])
+                # packed: slots 0 and 5 PACKED, slot 1 EVENTS (a log may mix them)
+                _pack_slot(log, slot, pid, thr, per[slot], packed=packed and slot != 1)
         t += 100
         log.events(SLOT_SYS, 4242, 0, [ev(5, t, 0), ev(6, t + 1, 0)])
         if f == 1:

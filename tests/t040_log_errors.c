@@ -404,7 +404,7 @@ static void case_flushing(void)
     pthread_join(t, NULL);
     while (read(rfd, buf, sizeof buf) > 0)
         ;
-    printf("flush rc=%s fifo_holds_the_events=%d\n", tc_errname(fl_rc), total > 20000 * 48);
+    printf("flush rc=%s fifo_holds_the_events=%d\n", tc_errname(fl_rc), total > 20000 * 16);
     printf("after flush=%s\n", flush_status_of(fl_trid));
     struct posix_trace_status_info st;
     CHECK(posix_trace_get_status(fl_trid, &st));

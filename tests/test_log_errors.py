@@ -169,7 +169,8 @@ def test_flush_status_during_flush(tmp_path):
     by the posix_trace_get_status() function"; doc/semantics.md: posix_trace_flush
     flushes in the calling thread and returns when the log has it; the flush status is
     FLUSHING only meanwhile.  The log is a FIFO nobody reads: the flush of 20,000
-    events (about 1 MB) blocks on the full pipe, so from another thread get_status
+    events (about 0.4 MB packed, more than the 16 data bytes of each) blocks on
+    the full pipe, so from another thread get_status
     sees FLUSHING while posix_trace_flush has not returned; once the FIFO is read the
     flush returns 0 having written it all, and the status is NOT_FLUSHING, flush_error
     0."""

@@ -53,9 +53,10 @@ def check_dumps(cases, num=None):
 
 
 # ---- valid logs ----------------------------------------------------------------------
+@pytest.mark.parametrize("packed", [False, True])
 @pytest.mark.parametrize("clock_mode", [1, 2])
 @pytest.mark.parametrize("policy", [L.APPEND, L.UNTIL_FULL, L.LOOP])
-def test_typical_log_read_back(tmp_path, clock_mode, policy):
+def test_typical_log_read_back(tmp_path, clock_mode, policy, packed):
     """A log like the writer's (doc/log-format.md, "What the writer guarantees"):
     4 flushes of 3 writer slots plus the system slot 0xFFFF, NAMES and STATUS
     after each; data of 0..256 bytes, truncated records, anchor records
@@ -71,12 +72,44 @@ def test_typical_log_read_back(tmp_path, clock_mode, policy):
     (posix_trace_eventtypelist_getnext_id) is the named ids.  A rewind after 3
     events, and a second one at the end, restart from the oldest event
     (posix_trace_rewind).  LOOP: a circular log of 10 positions that wrapped:
-    only the surviving blocks, in seq order."""
+    only the surviving blocks, in seq order.  packed: two of the slots are
+    written as PACKED blocks (doc/log-format.md, "PACKED payload"), read back
+    exactly as the EVENTS ones."""
     log = L.typical(clock_mode=clock_mode, log_policy=policy, flushes=4, per_flush=60,
-                    log_size=4096 + 10 * 4096,
+                    log_size=4096 + 10 * 4096, packed=packed,
                     stream_policy=L.LOOP if policy == L.LOOP else L.FLUSH)
     p = write(tmp_path, "typical.log", log.to_bytes())
     check_dumps([(p, L.reference(log))])
+
+
+def test_packed_edge_cases(tmp_path):
+    """doc/log-format.md, "PACKED payload": stamps as zigzag deltas from the
+    block header's anchor_ticks (or 0), going backwards and jumping by 2^63 and
+    more (modulo 2^64); ids omitted while they repeat (also id 0 first, which
+    repeats the initial 0); addresses omitted while they repeat, else zigzag
+    deltas (down as well as up, to 0 and to 2^64 - 1); data of 0, 1, 127, 128
+    and max(max_data_size, 512) bytes (a two-byte length); the truncated flag;
+    anchors (clock_mode 1), also as the first record and right after another.
+    Every event is read back exactly, merged with an EVENTS slot."""
+    big = (1 << 64) - 1
+    recs = [L.ev(0, 5, 0), L.ev(0, 6, 0, b"x"), L.anchor(1000, 1700000000 * 10 ** 9),
+            L.anchor(1001, 1700000000 * 10 ** 9 + 7), L.ev(300, 1002, big, bytes(127)),
+            L.ev(300, 900, big, bytes(range(128))), L.ev(1280, 950, 0x10, b"", True),
+            L.ev(1280, 950, 0x10, bytes(512), True), L.ev(257, (1 << 63) + 77, 0x8, b"ab"),
+            L.ev(257, 3, 0x8, b"cd"), L.ev(258, 4, 0x7fff00001000, bytes(range(200, 255)))]
+    cases = []
+    for cm in (1, 2):
+        log = L.Log(clock_mode=cm, ticks_per_ns=2.0 if cm == 1 else 1.0, tick0=100,
+                    real0_ns=1600000000 * 10 ** 9 if cm == 1 else 0, max_data_size=64,
+                    name="packed-edges-%d" % cm)
+        log.packed(3, 77, 0x1234, recs if cm == 1 else [r for r in recs if r.kind != L.REC_ANCHOR])
+        log.packed(3, 77, 0x1234, [L.ev(259, 2000, 0x20), L.anchor(2001, 17 * 10 ** 17)],
+                   anchor_ticks=1500, anchor_ns=16 * 10 ** 17)
+        log.events(0, 76, 0x99, [L.ev(257, 7, 0x5, b"raw")])
+        log.names({257: "a", 258: "b", 259: "c", 300: "d", 1280: "e"})
+        p = write(tmp_path, "edges-%d.log" % cm, log.to_bytes())
+        cases.append((p, L.reference(log)))
+    check_dumps(cases)
 
 
 def test_truncated_reads(tmp_path):
@@ -339,7 +372,7 @@ def test_bit_flips(tmp_path):
 
 
 HEADER_BAD = [
-    dict(magic=b"PXTRACEX"), dict(version=2), dict(version=0), dict(header_size=4095),
+    dict(magic=b"PXTRACEX"), dict(version=3), dict(version=0), dict(header_size=4095),
     dict(header_size=8192), dict(block_size=2048), dict(block_size=4097),
     dict(block_size=12288), dict(block_size=32 << 20), dict(block_size=0),
     dict(flags=2), dict(flags=1), dict(flags=0, log_policy=L.LOOP),
@@ -355,12 +388,12 @@ HEADER_OK = [
     dict(create_sec=-5), dict(clock_mode=1, ticks_per_ns=3.1), dict(max_data_size=65536),
     dict(max_data_size=0), dict(stream_policy=L.UNTIL_FULL, log_policy=L.UNTIL_FULL),
     dict(stream_policy=L.LOOP, log_policy=L.LOOP), dict(inheritance=L.INHERITED),
-    dict(name=b"n" * 255),
+    dict(name=b"n" * 255), dict(version=2),
 ]
 
 
 def test_header_checks(tmp_path):
-    """doc/log-format.md, "File header": magic, version 1, header_size 4096,
+    """doc/log-format.md, "File header": magic, version 1 or 2, header_size 4096,
     block_size a power of two in 4096..16 MiB, flags bit 0 only and set exactly
     for log policy LOOP, create_nsec < 10^9, clock_mode 1 or 2, ticks_per_ns
     finite and > 0, max_data_size <= 65536, valid policies and inheritance, a
@@ -412,7 +445,7 @@ def raw_case(tmp_path, name, kind, payload, **hdr):
     log.names({257: "good"})
     log.status(stream=L.RUNNING)
     bad = L.Block(kind, 4, payload, **hdr)
-    if kind == L.EVENTS:
+    if kind in (L.EVENTS, L.PACKED):
         bad.recs = []
     log.blocks.append(bad)
     log.events(0, 1, 1, [L.ev(259, 30)])
@@ -441,6 +474,23 @@ BAD_EVENTS = {
     "trailing": rec(EV | 32) + bytes(8),
     "zeros": bytes(16),
 }
+BAD_PACKED = {
+    "kind0": bytes([0, 0]) + b"\x00",
+    "kind3": bytes([3, 0, 1, 0]),
+    "reserved-bit5": bytes([1 | 32, 0, 1, 0]),
+    "reserved-bit7": bytes([1 | 128, 0, 1, 0]),
+    "anchor-flags": bytes([2 | 4, 0, 0]),
+    "one-byte": bytes([1]),
+    "varint-cut": bytes([1, 0x80]),
+    "varint-11": bytes([1]) + b"\x80" * 10 + b"\x00" + bytes([1, 0]),
+    "varint-65bit": bytes([1]) + b"\xff" * 9 + b"\x02" + bytes([1, 0]),
+    "id1281": bytes([1, 0]) + L.varint(1281) + bytes([0]),
+    "len513": bytes([1, 0, 1]) + L.varint(513) + bytes(513),
+    "len-past-end": bytes([1, 0, 1, 5]) + b"abcd",
+    "no-len": bytes([1, 0, 1]),
+    "anchor-no-ns": bytes([2, 0]),
+    "trailing": bytes([1, 0, 1, 0, 1]),
+}
 BAD_NAMES = {
     "n0": L.names_payload({}) + bytes([1, 1, 0, 0, 0, 0, 0, 0]),
     "n64": b"\x01\x01\x00\x00\x40\x00\x00\x00" + b"x" * 64,
@@ -466,13 +516,18 @@ def test_invalid_blocks_skipped(tmp_path):
     type 1 or 2, sizes multiples of 8 >= 32 that exactly fill the payload, ids <=
     1280, len <= max(max_data_size, 512) with size == 32 + len rounded up, anchors
     of size 32, len 0, id 0; NAMES entries with ids <= 1280, lengths 1..63, no
-    NUL, exactly filling the payload; STATUS of 40 bytes with values <trace.h>
+    NUL, exactly filling the payload; PACKED records with a tag of kind 1 or 2
+    and no reserved bit (an anchor: no flag bit), varints of at most 10 bytes
+    and 64 bits, ids <= 1280, len <= max(max_data_size, 512) and within the
+    payload, exactly filling it; STATUS of 40 bytes with values <trace.h>
     defines; slots 0..255 or 0xFFFF; seq >= 1.  Each bad block (with a right
     checksum) is skipped: the events, names and status of the other blocks are
     read as if it were not there."""
     cases = []
     for k, v in BAD_EVENTS.items():
         cases.append(raw_case(tmp_path, "ev-" + k, L.EVENTS, v))
+    for k, v in BAD_PACKED.items():
+        cases.append(raw_case(tmp_path, "packed-" + k, L.PACKED, v))
     for k, v in BAD_NAMES.items():
         cases.append(raw_case(tmp_path, "names-" + k, L.NAMES, v))
     for k, v in BAD_STATUS.items():
@@ -481,7 +536,8 @@ def test_invalid_blocks_skipped(tmp_path):
     cases.append(raw_case(tmp_path, "slot256", L.EVENTS, good, slot=256))
     cases.append(raw_case(tmp_path, "slot65534", L.EVENTS, good, slot=0xFFFE))
     cases.append(raw_case(tmp_path, "type0", 0, good))
-    cases.append(raw_case(tmp_path, "type4", 4, good))
+    cases.append(raw_case(tmp_path, "type5", 5, good))
+    cases.append(raw_case(tmp_path, "packed-slot256", L.PACKED, bytes([1, 0, 1, 0]), slot=256))
     cases.append(raw_case(tmp_path, "magic", L.EVENTS, good, magic=b"PXBL"))
     cases.append(raw_case(tmp_path, "plen-big", L.EVENTS, good, payload_len=4096 - 63))
     cases.append(raw_case(tmp_path, "badsum", L.EVENTS, good, checksum=1))
