@@ -24,14 +24,25 @@ void shim_preload_init(void)
     memcpy(preload_entry + sizeof key - 1, v, strlen(v) + 1);
 }
 
+/* envp is read over probed pages only (payload.c): an environment that is
+ * not readable is left as it is, and the call fails with EFAULT as it would
+ * without the shim. */
 size_t shim_env_need(char *const *envp)
 {
     if (!shim_cfg.keep_preload || preload_entry[0] == '\0' || envp == NULL)
         return 0;
+    struct shim_pages pg = SHIM_PAGES_INIT;
     size_t n = 0;
-    for (; envp[n] != NULL; n++)
-        if (strncmp(envp[n], "LD_PRELOAD=", 11) == 0)
+    for (;; n++) {
+        if (!shim_readable(&pg, &envp[n], sizeof envp[n]))
             return 0;
+        const char *s = envp[n];
+        if (s == NULL)
+            break;
+        size_t len = shim_strnlen_safe(&pg, s, 11);
+        if (len == SIZE_MAX || (len == 11 && memcmp(s, "LD_PRELOAD=", 11) == 0))
+            return 0;
+    }
     return n + 2;
 }
 

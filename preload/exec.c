@@ -1,7 +1,10 @@
 /*
  * The exec family. Each call is recorded before it is made (flag
  * POSIXTRACE_CALL_NORETURN, ret 0) with the caller's pid and thread id read
- * fresh (a vfork child shares its parent's memory), then made through the
+ * fresh (a vfork child shares its parent's memory); path and argv are read
+ * over probed pages only (payload.c): where the exec would fail with EFAULT
+ * the field is empty, flag NODATA, and the exec fails as it would without
+ * the shim (envp likewise, in env.c). The call is then made through the
  * next definition (libc's, or libposixtrace's when the program links it)
  * after posixtrace_before_exec(), which shuts the process's own streams down
  * and hands the others to the new image. If the exec fails, a second exec
@@ -21,11 +24,13 @@ enum kind { K_EXECVE, K_EXECV, K_EXECVP, K_EXECVPE, K_FEXECVE };
 static void *real_fn[5];
 static const char *const names[5] = { "execve", "execv", "execvp", "execvpe", "fexecve" };
 
-/* Resolved at initialisation, not lazily in a vfork child. */
+/* Resolved at initialisation, not lazily in a vfork child; the probe of
+ * payload.c chosen then too, before the program may install a seccomp filter. */
 void shim_exec_init(void)
 {
     for (int k = 0; k < 5; k++)
         shim_get(&real_fn[k], names[k]);
+    shim_probe_init();
 }
 
 static int call_next(enum kind k, int fd, const char *path, char *const argv[],
@@ -50,8 +55,8 @@ static void fill(struct shim_call *c, int fd, int search, const char *path, char
     shim_fix(c, (uint64_t)syscall(SYS_getpid));
     shim_fix(c, (uint64_t)(int64_t)fd);
     shim_fix(c, (uint64_t)search);
-    shim_str(c, path, 1);
-    shim_argv(c, argv, 0);
+    shim_str_safe(c, path, 1); /* recorded before the call: not known to be readable */
+    shim_argv_safe(c, argv, 0);
 }
 
 static SHIM_NOINLINE int exec_rec(enum kind k, int fd, const char *path, char *const argv[],

@@ -88,8 +88,10 @@ static SHIM_NOINLINE int spawn_rec(int search, pid_t *pid, const char *path,
         *pid = child;
     shim_fix(&c, (uint64_t)(int64_t)(rc == 0 ? child : -1));
     shim_fix(&c, (uint64_t)search);
-    shim_str(&c, path, 1);
-    shim_argv(&c, argv, 0);
+    /* The child's exec read them if it succeeded, but a spawn that failed
+     * (EFAULT from the child's exec) proves nothing: probed pages only. */
+    shim_str_safe(&c, path, 1);
+    shim_argv_safe(&c, argv, 0);
     shim_emit(&c);
     return rc;
 }

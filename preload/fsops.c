@@ -14,9 +14,10 @@
 
 #define WANT(ev) likely(!posixtrace_wanted(POSIXTRACE_EV_##ev))
 #define FIX(v) shim_fix(&c, (uint64_t)(int64_t)(v))
-/* A path argument, unless the call failed with EFAULT (then it is not read). */
-#define PATH(str, after) \
-    ((r < 0 && c.p.hdr.err == EFAULT) ? shim_nodata(&c, after) : shim_str(&c, str, after))
+/* A path argument: read directly if the call succeeded; if it failed, maybe
+ * before reading it (EINVAL for bad flags, EBADF, EFAULT...): over probed
+ * pages only, NODATA if not readable. */
+#define PATH(str, after) shim_str_after(&c, str, r >= 0, after)
 
 /* ---- dup ---- */
 REAL(int, dup, int);
@@ -282,7 +283,22 @@ SHIM_API int fsync(int fd)
     return fsync_rec(fd, RA());
 }
 
-/* ---- copy_file_range, sendfile ---- */
+/* ---- copy_file_range, sendfile ----
+ * The kernel reads the offsets and, on success, advances them by the bytes
+ * transferred: they are read after a successful call (which proves them
+ * valid), the value passed in being *off - ret. After a failure they are not
+ * read (the pointer may be bad): -2 and flag NODATA; -1 stands for NULL. */
+static int64_t off_in_before(struct shim_call *c, const off_t *off, ssize_t r)
+{
+    if (off == NULL)
+        return -1;
+    if (r < 0) {
+        c->flags |= POSIXTRACE_CALL_NODATA;
+        return -2;
+    }
+    return (int64_t)*off - r;
+}
+
 REAL(ssize_t, copy_file_range, int, off_t *, int, off_t *, size_t, unsigned);
 
 static SHIM_NOINLINE ssize_t cfr_rec(int fi, off_t *oi, int fo, off_t *oo, size_t len,
@@ -291,13 +307,12 @@ static SHIM_NOINLINE ssize_t cfr_rec(int fi, off_t *oi, int fo, off_t *oo, size_
     struct shim_call c;
     if (!shim_begin(&c, POSIXTRACE_EV_COPY_FILE_RANGE, ra))
         return NEXT(copy_file_range)(fi, oi, fo, oo, len, flags);
-    off_t i0 = oi != NULL ? *oi : -1, o0 = oo != NULL ? *oo : -1;
     ssize_t r = NEXT(copy_file_range)(fi, oi, fo, oo, len, flags);
     shim_end(&c, r, r < 0);
     FIX(fi);
-    FIX(i0);
+    FIX(off_in_before(&c, oi, r));
     FIX(fo);
-    FIX(o0);
+    FIX(off_in_before(&c, oo, r));
     shim_fix(&c, len);
     shim_fix(&c, flags);
     shim_emit(&c);
@@ -321,12 +336,11 @@ static SHIM_NOINLINE ssize_t sendfile_rec(int is64, int out, int in, off_t *off,
     struct shim_call c;
     if (!shim_begin(&c, POSIXTRACE_EV_SENDFILE, ra))
         return is64 ? NEXT(sendfile64)(out, in, off, n) : NEXT(sendfile)(out, in, off, n);
-    off_t o0 = off != NULL ? *off : -1;
     ssize_t r = is64 ? NEXT(sendfile64)(out, in, off, n) : NEXT(sendfile)(out, in, off, n);
     shim_end(&c, r, r < 0);
     FIX(out);
     FIX(in);
-    FIX(o0);
+    FIX(off_in_before(&c, off, r));
     shim_fix(&c, n);
     shim_emit(&c);
     return r;

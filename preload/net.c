@@ -4,6 +4,14 @@
  * shutdown. Socket addresses are recorded as the struct sockaddr bytes
  * (addrlen of them; for accept and recvfrom the peer address the call
  * returned), decoded by the tools from sa_family (doc/events.md).
+ *
+ * What the kernel reads or writes is read after a successful call, which
+ * proves it valid. Two things must be known before the call: the room of a
+ * returned address (*addrlen, msg_namelen), which the call overwrites with
+ * the address's true size, read with shim_peek (a probe unless it lies in the
+ * wrapper's stack page); a bad one is not read, and the call fails with
+ * EFAULT as it would. An address passed in is read after a failure over
+ * probed pages only (the call may fail before reading it: EBADF, EINVAL).
  */
 #include "shim.h"
 
@@ -13,25 +21,30 @@
 #define WANT(ev) likely(!posixtrace_wanted(POSIXTRACE_EV_##ev))
 #define FIX(v) shim_fix(&c, (uint64_t)(int64_t)(v))
 
-/* An address the caller passed in (valid unless the call failed with EFAULT). */
+/* An address the caller passed in: the call read min(len, 128) bytes of it
+ * if it succeeded (a longer len fails with EINVAL); after a failure, read
+ * only if its pages are readable. */
 static void addr_in(struct shim_call *c, const struct sockaddr *a, socklen_t len, int r,
                     unsigned after)
 {
+    size_t n = len < sizeof(struct sockaddr_storage) ? len : sizeof(struct sockaddr_storage);
+    struct shim_pages pg = SHIM_PAGES_INIT;
     if (a == NULL)
         shim_var(c, NULL, 0, 0, after); /* no address */
-    else if (r < 0 && c->p.hdr.err == EFAULT)
+    else if (r < 0 && !shim_readable(&pg, a, n))
         shim_nodata(c, after);
     else
-        shim_var(c, a, len, sizeof(struct sockaddr_storage), after);
+        shim_var(c, a, len, sizeof(struct sockaddr_storage), after); /* reads n at most */
 }
 
-/* An address the call filled in: `cap` bytes of room, `*len` the true size. */
+/* An address the call filled in: `cap` bytes of room (read before the call,
+ * have_cap: it was readable), `*len` the true size (written by the call). */
 static void addr_out(struct shim_call *c, const struct sockaddr *a, socklen_t cap,
-                     const socklen_t *len, int ok, unsigned after)
+                     bool have_cap, const socklen_t *len, int ok, unsigned after)
 {
     if (a == NULL || len == NULL)
         shim_var(c, NULL, 0, 0, after); /* not asked for */
-    else if (!ok)
+    else if (!ok || !have_cap)
         shim_nodata(c, after);
     else
         shim_var(c, a, *len < cap ? *len : cap, sizeof(struct sockaddr_storage), after);
@@ -123,12 +136,13 @@ static SHIM_NOINLINE int accept_rec(int four, int fd, struct sockaddr *a, sockle
     struct shim_call c;
     if (!shim_begin(&c, POSIXTRACE_EV_ACCEPT, ra))
         return four ? NEXT(accept4)(fd, a, len, flags) : NEXT(accept)(fd, a, len);
-    socklen_t cap = len != NULL ? *len : 0;
+    socklen_t cap = 0; /* len is used only with an address (the kernel ignores it) */
+    bool have_cap = a != NULL && len != NULL && shim_peek(&cap, len, sizeof cap, SHIM_FRAME());
     int r = four ? NEXT(accept4)(fd, a, len, flags) : NEXT(accept)(fd, a, len);
     shim_end(&c, r, r < 0);
     FIX(fd);
     FIX(flags);
-    addr_out(&c, a, cap, len, r >= 0, 0);
+    addr_out(&c, a, cap, have_cap, len, r >= 0, 0);
     shim_emit(&c);
     return r;
 }
@@ -205,6 +219,17 @@ static ssize_t call_recv(enum rkind k, int fd, void *buf, size_t n, size_t bufle
     }
 }
 
+/* The received bytes. With MSG_TRUNC the result is the datagram's true
+ * length, which may exceed the buffer, and a stream socket discards the data
+ * without touching the buffer: not read (NODATA). */
+static void recv_data(struct shim_call *c, const void *buf, ssize_t r, int flags)
+{
+    if ((flags & MSG_TRUNC) != 0 && r > 0)
+        shim_nodata(c, 0);
+    else
+        shim_buf(c, buf, r, 0);
+}
+
 static SHIM_NOINLINE ssize_t recv_rec(enum rkind k, int fd, void *buf, size_t n, size_t buflen,
                                       int flags, struct sockaddr *a, socklen_t *alen,
                                       const void *ra)
@@ -212,14 +237,15 @@ static SHIM_NOINLINE ssize_t recv_rec(enum rkind k, int fd, void *buf, size_t n,
     struct shim_call c;
     if (!shim_begin(&c, POSIXTRACE_EV_RECV, ra))
         return call_recv(k, fd, buf, n, buflen, flags, a, alen);
-    socklen_t cap = alen != NULL ? *alen : 0;
+    socklen_t cap = 0; /* alen is used only with an address (the kernel ignores it) */
+    bool have_cap = a != NULL && alen != NULL && shim_peek(&cap, alen, sizeof cap, SHIM_FRAME());
     ssize_t r = call_recv(k, fd, buf, n, buflen, flags, a, alen);
     shim_end(&c, r, r < 0);
     FIX(fd);
     shim_fix(&c, n);
     FIX(flags);
-    addr_out(&c, a, cap, alen, r >= 0, 1);
-    shim_buf(&c, buf, r, 0);
+    addr_out(&c, a, cap, have_cap, alen, r >= 0, 1);
+    recv_data(&c, buf, r, flags);
     shim_emit(&c);
     return r;
 }
@@ -280,21 +306,26 @@ static SHIM_NOINLINE ssize_t msg_rec(int rcv, int fd, struct msghdr *m, int flag
     struct shim_call c;
     if (!shim_begin(&c, rcv ? POSIXTRACE_EV_RECVMSG : POSIXTRACE_EV_SENDMSG, ra))
         return rcv ? NEXT(recvmsg)(fd, m, flags) : NEXT(sendmsg)(fd, m, flags);
-    socklen_t cap = m != NULL ? m->msg_namelen : 0;
+    /* recvmsg overwrites msg_namelen (the room) with the address's size */
+    socklen_t cap = 0;
+    bool have_cap = !rcv || (m != NULL && shim_peek(&cap, &m->msg_namelen, sizeof cap,
+                                                     SHIM_FRAME()));
     ssize_t r = rcv ? NEXT(recvmsg)(fd, m, flags) : NEXT(sendmsg)(fd, m, flags);
     shim_end(&c, r, r < 0);
     FIX(fd);
     FIX(flags);
-    bool ok = r >= 0 && m != NULL;
+    bool ok = r >= 0 && m != NULL; /* the call read *m */
+    if (ok && !rcv)
+        cap = m->msg_namelen;
     FIX(ok ? (int64_t)m->msg_iovlen : 0);
-    if (ok && m->msg_name != NULL)
+    if (ok && m->msg_name != NULL && have_cap)
         shim_var(&c, m->msg_name, m->msg_namelen < cap ? m->msg_namelen : cap,
                  sizeof(struct sockaddr_storage), 1);
-    else if (ok)
+    else if (ok && m->msg_name == NULL)
         shim_var(&c, NULL, 0, 0, 1);
     else
         shim_nodata(&c, 1);
-    if (ok)
+    if (ok && !(rcv && (flags & MSG_TRUNC) != 0))
         msg_data(&c, m, r);
     else
         shim_nodata(&c, 0);

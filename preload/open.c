@@ -58,10 +58,7 @@ static SHIM_NOINLINE int open_rec(enum okind k, int dirfd, const char *path, int
     shim_fix(&c, (uint64_t)(unsigned)(k == K_CREAT || k == K_CREAT64
                                           ? O_CREAT | O_WRONLY | O_TRUNC : flags));
     shim_fix(&c, (uint64_t)mode);
-    if (r < 0 && c.p.hdr.err == EFAULT)
-        shim_nodata(&c, 0);
-    else
-        shim_str(&c, path, 0);
+    shim_str_after(&c, path, r >= 0, 0); /* a failed open may not have read it */
     shim_emit(&c);
     return r;
 }

@@ -174,6 +174,45 @@ void shim_argv(struct shim_call *c, char *const *argv, unsigned after);
 /* An empty variable field, marked NODATA (pointer not read). */
 void shim_nodata(struct shim_call *c, unsigned after);
 
+/* ---- payload.c: memory the program passed that may not be readable ----
+ * A call that fails (or that does not read an argument at all) proves
+ * nothing about its pointers; the exec family is recorded before the call.
+ * Such memory is read only after a system call has probed each of its pages
+ * (EFAULT instead of a fault; the probe leaves errno alone): see
+ * preload/README.md. `struct shim_pages` remembers the last pages found
+ * readable, so that a run of reads (argv, envp) probes each page once. */
+#define SHIM_PAGES_N 8
+struct shim_pages {
+    uintptr_t page[SHIM_PAGES_N];
+    unsigned next;
+};
+#define SHIM_PAGES_INIT { { 1, 1, 1, 1, 1, 1, 1, 1 }, 0 } /* 1: no page */
+void shim_probe_init(void);                   /* chooses the probe (at initialisation) */
+/* Every page of [p, p + n) readable (n = 0: true). */
+bool shim_readable(struct shim_pages *pg, const void *p, size_t n);
+/* strnlen(s, max) over readable pages only; SIZE_MAX if s runs into a page
+ * that is not readable before its NUL or `max` bytes. */
+size_t shim_strnlen_safe(struct shim_pages *pg, const char *s, size_t max);
+/* shim_str and shim_argv for memory not known to be readable: a field that
+ * runs into an unreadable page is empty and marked NODATA. */
+void shim_str_safe(struct shim_call *c, const char *s, unsigned after);
+void shim_argv_safe(struct shim_call *c, char *const *argv, unsigned after);
+/* A string argument after the call: read directly if the call succeeded
+ * (it read the string), over probed pages if it failed. */
+static inline void shim_str_after(struct shim_call *c, const char *s, bool ok, unsigned after)
+{
+    if (likely(ok))
+        shim_str(c, s, after);
+    else
+        shim_str_safe(c, s, after);
+}
+/* Before the call, n bytes at p that the call will read (an address length,
+ * a msghdr field): false if not readable (then the call fails with EFAULT).
+ * Read directly when they lie in the page of the calling wrapper's frame
+ * (SHIM_FRAME(): that page is mapped), else after a probe. */
+bool shim_peek(void *out, const void *p, size_t n, const void *frame);
+#define SHIM_FRAME() __builtin_frame_address(0)
+
 /* Record the call (and its stack if asked), restore errno. */
 void shim_emit(struct shim_call *c);
 

@@ -3,7 +3,8 @@
  * opens and closes the files of streams with internal calls that the shim
  * does not otherwise see, so these are events of their own, with the
  * stream's descriptor. hdr.ret is the FILE pointer (fopen, fdopen, freopen)
- * or fclose's result.
+ * or fclose's result. The strings of a call that failed (maybe before
+ * reading them: a bad mode, no memory) are read over probed pages only.
  */
 #include "shim.h"
 
@@ -28,14 +29,8 @@ static SHIM_NOINLINE FILE *fopen_rec(int is64, const char *path, const char *mod
     FILE *f = is64 ? NEXT(fopen64)(path, mode) : NEXT(fopen)(path, mode);
     shim_end(&c, (int64_t)(intptr_t)f, f == NULL);
     shim_fix(&c, (uint64_t)(int64_t)fd_of(f));
-    bool fault = f == NULL && c.p.hdr.err == EFAULT;
-    if (fault) {
-        shim_nodata(&c, 1);
-        shim_nodata(&c, 0);
-    } else {
-        shim_str(&c, mode, 1);
-        shim_str(&c, path, 0);
-    }
+    shim_str_after(&c, mode, f != NULL, 1);
+    shim_str_after(&c, path, f != NULL, 0);
     shim_emit(&c);
     return f;
 }
@@ -64,7 +59,8 @@ static SHIM_NOINLINE FILE *fdopen_rec(int fd, const char *mode, const void *ra)
     FILE *f = NEXT(fdopen)(fd, mode);
     shim_end(&c, (int64_t)(intptr_t)f, f == NULL);
     shim_fix(&c, (uint64_t)(int64_t)fd);
-    shim_str(&c, mode, 0);
+    /* libc reads only the first few characters of the mode: probed pages */
+    shim_str_safe(&c, mode, 0);
     shim_emit(&c);
     return f;
 }
@@ -89,8 +85,8 @@ static SHIM_NOINLINE FILE *freopen_rec(int is64, const char *path, const char *m
     shim_end(&c, (int64_t)(intptr_t)f, f == NULL);
     shim_fix(&c, (uint64_t)(uintptr_t)s);
     shim_fix(&c, (uint64_t)(int64_t)fd_of(f));
-    shim_str(&c, mode, 1);
-    shim_str(&c, path, 0); /* NULL: the same file, new mode (recorded empty) */
+    shim_str_after(&c, mode, f != NULL, 1);
+    shim_str_after(&c, path, f != NULL, 0); /* NULL: the same file, new mode (recorded empty) */
     shim_emit(&c);
     return f;
 }

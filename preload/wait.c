@@ -2,7 +2,9 @@
  * Waiting for children (wait, waitpid, wait3, wait4 -> one "wait" event;
  * waitid) and sending signals (kill; killpg as kill of -pgrp).
  * The wait family is given a status word of the shim's own when the caller
- * passes NULL, so that the status is always recorded.
+ * passes NULL, so that the status is always recorded; else the caller's, so
+ * that a bad one fails with EFAULT as without the shim (the kernel writes it
+ * after reaping the child); it is read after a call that reaped one.
  */
 #include "shim.h"
 
@@ -34,13 +36,14 @@ static SHIM_NOINLINE pid_t wait_rec(enum wkind k, pid_t pid, int *status, int op
     if (!shim_begin(&c, POSIXTRACE_EV_WAIT, ra))
         return call_wait(k, pid, status, options, ru);
     int st = 0;
-    pid_t r = call_wait(k, pid, &st, options, ru);
+    int *sp = status != NULL ? status : &st;
+    pid_t r = call_wait(k, pid, sp, options, ru);
     shim_end(&c, r, r < 0);
-    if (r > 0 && status != NULL)
-        *status = st;
     shim_fix(&c, (uint64_t)(int64_t)pid);
     shim_fix(&c, (uint64_t)(unsigned)options);
-    shim_fix(&c, (uint64_t)(int64_t)(r > 0 ? st : 0));
+    shim_fix(&c, (uint64_t)(int64_t)(r > 0 ? *sp : 0));
+    if (r < 0 && status != NULL)
+        c.flags |= POSIXTRACE_CALL_NODATA; /* not read: it may be bad (EFAULT) */
     shim_emit(&c);
     return r;
 }
@@ -92,6 +95,8 @@ static SHIM_NOINLINE int waitid_rec(idtype_t idtype, id_t id, siginfo_t *info, i
     shim_fix(&c, (uint64_t)(int64_t)(ok ? info->si_pid : 0));
     shim_fix(&c, (uint64_t)(int64_t)(ok ? info->si_code : 0));
     shim_fix(&c, (uint64_t)(int64_t)(ok ? info->si_status : 0));
+    if (r != 0 && info != NULL)
+        c.flags |= POSIXTRACE_CALL_NODATA; /* not read: it may be bad (EFAULT) */
     shim_emit(&c);
     return r;
 }

@@ -2,7 +2,9 @@
  * t100_shim_files - run under LD_PRELOAD=libposixtrace-preload.so: calls
  * the file and descriptor functions in a stream of its own, then prints the
  * recorded shim events (tests/t100_decode.c). Usage: t100_shim_files <scenario> <dir>
- * Scenarios: files, fdops, paths, errors, errno, stdio, filter, strsize.
+ * Scenarios: files, fdops, paths, errors, errno, stdio, filter, strsize,
+ * efault (lines "r <what> <result> <errno>" for each call, the same with
+ * and without the shim).
  * Every scenario function is noinline and exported (-rdynamic): the events'
  * caller= must name it.
  */
@@ -110,6 +112,57 @@ NI void sc_errors(void)
     TC_ASSERT(open(badpath, O_RDONLY) == -1); /* EFAULT: the shim must not read it */
 }
 
+/* Invalid pointers the real calls reject (EFAULT, or EINVAL/EBADF before
+ * reading them): the shim must not read them either. */
+static volatile uintptr_t bad_addr = 8; /* not mapped; volatile: no compiler warnings */
+#define BAD ((void *)bad_addr)
+#define R(what, expr)                                                          \
+    do {                                                                       \
+        errno = 0;                                                             \
+        long r_ = (long)(expr);                                                \
+        int e_ = errno;                                                        \
+        printf("r %s %ld %d\n", what, r_, e_); /* errno: 0 unless set */        \
+    } while (0)
+static FILE *efault_keep; /* freopen's stream, closed by the failure (no leak) */
+/* An ASan build's own interceptors of some calls read these pointers before
+ * the call (a crash with or without the shim): those calls are left out. */
+#ifdef __SANITIZE_ADDRESS__
+#define ASAN_READS 1
+#else
+#define ASAN_READS 0
+#endif
+
+NI void sc_efault(void)
+{
+    int fd = open(P("a"), O_CREAT | O_RDWR | O_TRUNC, 0600);
+    TC_ASSERT(write(fd, "0123456789", 10) == 10);
+    int out = open(P("b"), O_CREAT | O_RDWR | O_TRUNC, 0600);
+    R("sendfile", sendfile(out, fd, BAD, 4));
+    R("sendfile64", sendfile64(out, fd, BAD, 4));
+    R("cfr-in", copy_file_range(fd, BAD, out, NULL, 3, 0));
+    R("cfr-out", copy_file_range(fd, NULL, out, BAD, 3, 0));
+    R("cfr-badfd", copy_file_range(-1, BAD, out, NULL, 3, 0)); /* EBADF first */
+    off_t oi = 2, oo = 1;
+    R("cfr-ok", copy_file_range(fd, &oi, out, &oo, 3, 0));
+    printf("offsets %ld %ld\n", (long)oi, (long)oo);
+    R("unlinkat-flags", unlinkat(AT_FDCWD, BAD, 0x7000)); /* EINVAL before the path */
+    R("renameat2-flags", renameat2(AT_FDCWD, BAD, AT_FDCWD, BAD, 0x7000));
+    R("open-tmpfile", open(BAD, O_TMPFILE | O_RDONLY, 0600)); /* EINVAL: O_TMPFILE needs write */
+    R("mkdir", mkdir(BAD, 0700));
+    if (!ASAN_READS) {
+        R("fopen-mode", fopen(BAD, "z") == NULL ? -1 : 0); /* EINVAL: the mode, before the path */
+        FILE *f = fopen(P("a"), "r");
+        efault_keep = f;
+        R("freopen", freopen(BAD, "r", f) == NULL ? -1 : 0);
+    }
+    R("pipe", pipe(BAD));
+    R("readv", readv(fd, BAD, 2));
+    TC_ASSERT(lseek(fd, 0, SEEK_SET) == 0);
+    R("read", read(fd, BAD, 4));
+    close(out);
+    close(fd);
+}
+
 /* errno after each call is exactly what libc left: unchanged on success. */
 NI void sc_errno(void)
 {
@@ -212,6 +265,8 @@ int main(int argc, char **argv)
         sc_strsize();
     else if (strcmp(s, "durations") == 0)
         sc_durations();
+    else if (strcmp(s, "efault") == 0)
+        sc_efault();
     else
         return 2;
     td_dump(trid);

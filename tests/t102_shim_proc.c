@@ -3,14 +3,18 @@
  * threads, signals, stacks and sockets, recorded into a stream of the test
  * process (POSIX_TRACE_INHERITED, so forked children record into it too),
  * then printed (tests/t100_decode.c). Usage: t102_shim_proc <scenario>
- * Lines other than events: "child=<pid>" and "status=<wait status>".
+ * Lines other than events: "child=<pid>" and "status=<wait status>"; the
+ * efault_* scenarios print "r <what> <result> <errno>" for each call, the
+ * same with and without the shim.
  */
 #include "tcommon.h"
 
 #include <arpa/inet.h>
 #include <dlfcn.h>
+#include <fcntl.h>
 #include <netinet/in.h>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -251,6 +255,190 @@ NI void sc_net(void)
     close(srv);
 }
 
+/* ---- invalid pointers: the real calls reject them with EFAULT (or do not
+ * read them at all); the shim must not read them either ---- */
+static volatile uintptr_t bad_addr = 8; /* not mapped; volatile: no compiler warnings */
+#define BAD ((void *)bad_addr)
+#define R(what, expr)                                                          \
+    do {                                                                       \
+        errno = 0;                                                             \
+        long r_ = (long)(expr);                                                \
+        int e_ = errno;                                                        \
+        printf("r %s %ld %d\n", what, r_, e_); /* errno: 0 unless set */        \
+        fflush(stdout); /* before an exec that would succeed */                \
+    } while (0)
+/* An ASan build's own interceptors of some calls (posix_spawn, accept,
+ * recvfrom) read these pointers before the call (a crash with or without
+ * the shim): those calls are left out. */
+#ifdef __SANITIZE_ADDRESS__
+#define ASAN_READS 1
+#else
+#define ASAN_READS 0
+#endif
+/* descriptors: their numbers may differ under the shim */
+#define RFD(what, expr) R(what, (expr) >= 0 ? 0L : -1L)
+/* posix_spawn returns an error number */
+#define RSP(what, expr) printf("r %s %d 0\n", what, (int)(expr))
+
+/* Two pages, the second PROT_NONE: strings that end at the first's end. */
+static char *page_end(void)
+{
+    long ps = sysconf(_SC_PAGESIZE);
+    char *m = mmap(NULL, (size_t)ps * 2, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+                   0);
+    TC_ASSERT(m != MAP_FAILED && mprotect(m + ps, (size_t)ps, PROT_NONE) == 0);
+    return m + ps;
+}
+
+NI void sc_efault_exec(void)
+{
+    char *unterminated = page_end() - 3; /* "abc" then the PROT_NONE page */
+    memcpy(unterminated, "abc", 3);
+    char *edge = page_end() - 15; /* "/nonexistent/x" whose NUL is the page's last byte */
+    memcpy(edge, "/nonexistent/x", 15);
+    char *a0[] = { "true", NULL };
+    char *abad[] = { "true", BAD, NULL };
+    char *aunterm[] = { "true", unterminated, NULL };
+    char *aedge[] = { edge, "y", NULL };
+    char *envbad[] = { "A=1", BAD, NULL };
+    fflush(stdout);
+    pid_t c = fork();
+    if (c == 0) {
+        int tfd = open("/bin/true", O_RDONLY | O_CLOEXEC);
+        R("execve-path", execve(BAD, a0, environ));
+        R("execve-argv", execve("/bin/true", BAD, environ));
+        R("execv-string", execv("/bin/true", abad));
+        R("execv-unterminated", execv("/bin/true", aunterm));
+        R("execve-path-unterminated", execve(unterminated, a0, environ));
+        R("execve-edge", execve(edge, aedge, environ));
+        R("execve-envp", execve("/bin/true", a0, BAD));
+        R("execve-envstring", execve("/bin/true", a0, envbad));
+        R("execl-string", execl("/bin/true", "true", BAD, (char *)NULL));
+        R("execle-envp", execle("/bin/true", "true", (char *)NULL, BAD));
+        R("execvp-argv", execvp("true", BAD));
+        R("fexecve-argv", fexecve(tfd, BAD, environ));
+        fflush(stdout);
+        _exit(0);
+    }
+    int st;
+    TC_ASSERT(waitpid(c, &st, 0) == c);
+    printf("child=%d\nstatus=%d\n", (int)c, st);
+}
+
+NI void sc_efault_spawn(void)
+{
+    if (ASAN_READS)
+        return;
+    pid_t c = 0;
+    char *a0[] = { "true", NULL };
+    char *abad[] = { "true", BAD, NULL };
+    char *envbad[] = { "A=1", BAD, NULL };
+    RSP("spawn-path", posix_spawn(&c, BAD, NULL, NULL, a0, environ));
+    RSP("spawn-string", posix_spawn(&c, "/bin/true", NULL, NULL, abad, environ));
+    RSP("spawnp-string", posix_spawnp(&c, "true", NULL, NULL, abad, environ));
+    RSP("spawn-envp", posix_spawn(&c, "/bin/true", NULL, NULL, a0, BAD));
+    RSP("spawn-envstring", posix_spawn(&c, "/bin/true", NULL, NULL, a0, envbad));
+}
+
+NI void sc_efault_wait(void)
+{
+    pid_t c = fork();
+    if (c == 0)
+        _exit(7);
+    R("waitpid", waitpid(c, BAD, 0)); /* the child is reaped, then EFAULT */
+    R("waitpid-again", waitpid(c, NULL, 0));
+    c = fork();
+    if (c == 0)
+        _exit(8);
+    R("wait4", wait4(c, BAD, 0, NULL));
+    c = fork();
+    if (c == 0)
+        _exit(9);
+    R("waitid", waitid(P_PID, (id_t)c, BAD, WEXITED));
+}
+
+/* Address lengths and a msghdr in static memory: not on the stack page of
+ * the shim's frame, so read after a probe. */
+static socklen_t s_len;
+static struct sockaddr_in s_peer;
+static struct sockaddr_un s_from;
+static struct msghdr s_msg;
+
+NI void sc_efault_net(void)
+{
+    int srv = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = { .sin_family = AF_INET, .sin_port = 0 };
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    TC_ASSERT(bind(srv, (struct sockaddr *)&a, sizeof a) == 0);
+    TC_ASSERT(listen(srv, 8) == 0);
+    socklen_t alen = inet_addr_of(srv, &a);
+    struct sockaddr_in peer;
+    int cli[4];
+    for (int i = 0; i < 4; i++) {
+        cli[i] = socket(AF_INET, SOCK_STREAM, 0);
+        TC_ASSERT(connect(cli[i], (struct sockaddr *)&a, alen) == 0);
+    }
+    if (!ASAN_READS) {
+        R("accept-len", accept(srv, (struct sockaddr *)&peer, BAD)); /* the connection is lost */
+        R("accept4-len", accept4(srv, (struct sockaddr *)&peer, BAD, SOCK_CLOEXEC));
+    } else { /* the same connections, accepted */
+        close(accept(srv, NULL, NULL));
+        close(accept(srv, NULL, NULL));
+    }
+    /* no address: the length is not used (ASan's interceptor reads it) */
+    int acc, acc2;
+    RFD("accept-noaddr", acc = accept(srv, NULL, ASAN_READS ? NULL : BAD));
+    s_len = sizeof s_peer;
+    RFD("accept-static", acc2 = accept(srv, (struct sockaddr *)&s_peer, &s_len));
+    struct sockaddr_in me;
+    inet_addr_of(cli[3], &me);
+    printf("cliport=%d\n", ntohs(me.sin_port));
+    TC_ASSERT(send(cli[2], "ping", 4, 0) == 4);
+    tc_sleep_ms(20);
+    R("recv-trunc-stream", recv(acc, BAD, 4, MSG_TRUNC)); /* discarded, not copied */
+
+    int u1 = socket(AF_UNIX, SOCK_DGRAM, 0), u2 = socket(AF_UNIX, SOCK_DGRAM, 0);
+    struct sockaddr_un un = { .sun_family = AF_UNIX }, un1 = { .sun_family = AF_UNIX };
+    memcpy(un.sun_path, "\0ptshim", 7); /* abstract */
+    memcpy(un1.sun_path, "\0ptshim1", 8);
+    socklen_t ulen = (socklen_t)(offsetof(struct sockaddr_un, sun_path) + 7);
+    TC_ASSERT(bind(u2, (struct sockaddr *)&un, ulen) == 0);
+    TC_ASSERT(bind(u1, (struct sockaddr *)&un1, ulen + 1) == 0);
+    struct sockaddr_un from;
+    char buf[16], two[2];
+    if (!ASAN_READS) {
+        TC_ASSERT(sendto(u1, "dgram", 5, 0, (struct sockaddr *)&un, ulen) == 5);
+        R("recvfrom-len", recvfrom(u2, buf, sizeof buf, 0, (struct sockaddr *)&from, BAD));
+    }
+    TC_ASSERT(sendto(u1, "dgram", 5, 0, (struct sockaddr *)&un, ulen) == 5);
+    R("recvfrom-noaddr", recvfrom(u2, buf, sizeof buf, 0, NULL, BAD));
+    TC_ASSERT(sendto(u1, "dgram", 5, 0, (struct sockaddr *)&un, ulen) == 5);
+    s_len = sizeof s_from;
+    R("recvfrom-static", recvfrom(u2, buf, sizeof buf, 0, (struct sockaddr *)&s_from, &s_len));
+    TC_ASSERT(sendto(u1, "dgram", 5, 0, (struct sockaddr *)&un, ulen) == 5);
+    R("recv-trunc-dgram", recv(u2, two, sizeof two, MSG_TRUNC)); /* 5: more than the buffer */
+    R("sendmsg", sendmsg(u1, BAD, 0));
+    R("recvmsg", recvmsg(u2, BAD, 0));
+    TC_ASSERT(sendto(u1, "dgram", 5, 0, (struct sockaddr *)&un, ulen) == 5);
+    struct iovec iov = { buf, sizeof buf };
+    s_msg.msg_name = &s_from;
+    s_msg.msg_namelen = sizeof s_from;
+    s_msg.msg_iov = &iov;
+    s_msg.msg_iovlen = 1;
+    R("recvmsg-static", recvmsg(u2, &s_msg, 0));
+    R("sendto-addr", sendto(u1, "x", 1, 0, BAD, ulen));
+    R("bind-badfd", bind(-1, BAD, sizeof a));                  /* EBADF: not read */
+    R("connect-len", connect(cli[0], BAD, 200));                /* EINVAL: not read */
+    R("connect-badfd", connect(-1, (struct sockaddr *)&a, alen)); /* readable: recorded */
+    close(u1);
+    close(u2);
+    close(acc2);
+    close(acc);
+    for (int i = 0; i < 4; i++)
+        close(cli[i]);
+    close(srv);
+}
+
 int main(int argc, char **argv)
 {
     tc_init();
@@ -265,7 +453,9 @@ int main(int argc, char **argv)
         { "fork", sc_fork },       { "vfork", sc_vfork },   { "spawn", sc_spawn },
         { "exec", sc_exec },       { "env", sc_env },       { "waits", sc_waits },
         { "threads", sc_threads }, { "signal", sc_signal }, { "stack", sc_stack },
-        { "net", sc_net },
+        { "net", sc_net },         { "efault_exec", sc_efault_exec },
+        { "efault_spawn", sc_efault_spawn }, { "efault_wait", sc_efault_wait },
+        { "efault_net", sc_efault_net },
     };
     if (strcmp(s, "mainret") == 0) {
         trace_id_t trid = td_start(1);

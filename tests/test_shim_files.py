@@ -7,9 +7,11 @@ pid and kernel thread id are the caller's. Pages: posix_trace_getnext_event.3p.t
 (posix_trace_event_info: posix_pid, posix_prog_address),
 posix_trace_set_filter.3p.txt (filtered-out events are not recorded).
 """
+import errno
 import os
 
-from test_shim_common import run_shim, of, calls, hexs
+from conftest import run
+from test_shim_common import run_shim, of, calls, hexs, sanitized
 
 O_WRONLY, O_RDWR, O_CREAT, O_EXCL, O_TRUNC = 1, 2, 0o100, 0o200, 0o1000
 O_NONBLOCK, O_CLOEXEC = 0o4000, 0o2000000
@@ -225,3 +227,74 @@ def test_durations(tmp_path):
     assert len(closes) == 2
     for c in closes:
         assert 0 < int(c["h_dur"]) < 1_000_000_000, c["_"]
+
+
+def _results(out):
+    return [l for l in out.splitlines() if l.startswith("r ") or l.startswith("offsets ")]
+
+
+def _errno(e, n):
+    """h_err as tests/t100_decode.c prints it (tc_errname: a name or errnoN)."""
+    return e["h_err"] in (errno.errorcode[n], "errno%d" % n)
+
+
+def test_efault(tmp_path):
+    """Invalid pointers (preload/README.md, "How a wrapper works"): the
+    program gets what it gets without the shim and does not crash, and the
+    shim reads no pointer that the call may not have read. sendfile.2,
+    copy_file_range.2: EFAULT for a bad offset pointer; the offsets recorded
+    are the values passed in (derived after a successful call: *off - ret),
+    -2 with flag NODATA (8) when the call failed (doc/events.md). unlinkat.2,
+    renameat2, open.2 (O_TMPFILE needs O_WRONLY/O_RDWR) fail with EINVAL
+    before reading the path, fopen.3 with EINVAL on a bad mode: the path is
+    not read (empty, NODATA). mkdir, freopen, pipe, readv, read: EFAULT.
+    (An ASan build's fopen/freopen interceptors read the path themselves:
+    those two calls are left out there.)"""
+    asan = sanitized()
+    d = str(tmp_path)
+    plain = _results(run("t100_shim_files", "efault", d))
+    evs, other = run_shim("t100_shim_files", "efault", d)
+    assert _results("\n".join(other)) == plain
+    EFAULT, EINVAL, EBADF = errno.EFAULT, errno.EINVAL, errno.EBADF
+    stdio = [] if asan else ["r fopen-mode -1 %d" % EINVAL, "r freopen -1 %d" % EFAULT]
+    assert plain == [
+        "r sendfile -1 %d" % EFAULT, "r sendfile64 -1 %d" % EFAULT,
+        "r cfr-in -1 %d" % EFAULT, "r cfr-out -1 %d" % EFAULT, "r cfr-badfd -1 %d" % EBADF,
+        "r cfr-ok 3 0", "offsets 5 4",
+        "r unlinkat-flags -1 %d" % EINVAL, "r renameat2-flags -1 %d" % EINVAL,
+        "r open-tmpfile -1 %d" % EINVAL, "r mkdir -1 %d" % EFAULT] + stdio + [
+        "r pipe -1 %d" % EFAULT, "r readv -1 %d" % EFAULT, "r read -1 %d" % EFAULT]
+    ev = [e for e in calls(evs) if e["name"] not in ("open", "write", "close", "lseek")
+          or e["h_ret"] == "-1"]
+    for e in ev:
+        common(e, "sc_efault")
+    assert [e["name"] for e in ev] == [
+        "sendfile", "sendfile", "copy_file_range", "copy_file_range", "copy_file_range",
+        "copy_file_range", "unlink", "rename", "open", "mkdir"] + (
+        [] if asan else ["fopen", "fopen", "freopen"]) + ["pipe", "readv", "read"]
+    s1, s2, c1, c2, c3, c4 = ev[:6]
+    for e in (s1, s2):
+        assert (e["h_ret"], e["offset"], e["count"], e["h_flags"]) == ("-1", "-2", "4", "8")
+        assert _errno(e, EFAULT)
+    assert (c1["off_in"], c1["off_out"], c1["h_flags"]) == ("-2", "-1", "8")
+    assert (c2["off_in"], c2["off_out"], c2["h_flags"]) == ("-1", "-2", "8")
+    assert _errno(c1, EFAULT) and _errno(c2, EFAULT)
+    assert (c3["off_in"], c3["h_flags"], c3["h_err"]) == ("-2", "8", "EBADF")
+    assert (c4["h_ret"], c4["off_in"], c4["off_out"], c4["h_flags"]) == ("3", "2", "1", "0")
+    for e in ev[6:10]:
+        assert e["h_ret"] == "-1" and e["h_flags"] == "8", e["_"]
+    assert ev[6]["path"] == "" and _errno(ev[6], EINVAL)
+    assert (ev[7]["oldpath"], ev[7]["newpath"]) == ("", "") and _errno(ev[7], EINVAL)
+    assert ev[8]["path"] == "" and _errno(ev[8], EINVAL)
+    assert ev[9]["path"] == "" and _errno(ev[9], EFAULT)
+    if not asan:
+        f = ev[10]
+        assert (f["h_ret"], f["mode"], f["path"], f["h_flags"]) == ("0", "z", "", "8")
+        assert _errno(f, EINVAL)
+        r = ev[12]
+        assert (r["h_ret"], r["mode"], r["path"], r["h_flags"]) == ("0", "r", "", "8")
+        assert int(r["stream"], 16) == int(ev[11]["h_ret"]) and _errno(r, EFAULT)
+    p, v, rd = ev[-3:]
+    assert (p["h_ret"], p["rfd"], p["wfd"]) == ("-1", "-1", "-1") and _errno(p, EFAULT)
+    assert (v["h_ret"], v["buf"], v["h_flags"]) == ("-1", "-", "8") and _errno(v, EFAULT)
+    assert (rd["h_ret"], rd["buf"], rd["h_flags"]) == ("-1", "-", "8") and _errno(rd, EFAULT)

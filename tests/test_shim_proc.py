@@ -6,11 +6,14 @@ children record into it with their own pid (posix_trace_attr_getinherited.3p.txt
 exec'd images and posix_spawn children record through the preloaded shim
 (process_start). Events and payloads: doc/events.md.
 """
+import errno as _errno_mod
 import os
 import subprocess
 
-from conftest import program
-from test_shim_common import run_shim, of, calls, hexs, shim_env
+import pytest
+
+from conftest import program, run as _run
+from test_shim_common import run_shim, of, calls, hexs, shim_env, sanitized
 
 WEXITED = 4
 
@@ -246,3 +249,177 @@ def test_fortified_entry_points(tmp_path):
     assert ev[4]["buf"] == hexs("for") and ev[5]["buf"] == hexs("ifi")
     assert ev[7]["dirfd"] == "-100"
     assert ev[10]["buf"] == hexs("abc") and ev[12]["buf"] == hexs("def")
+
+
+# ---- invalid pointers (preload/README.md, "How a wrapper works") ----
+# Each efault_* scenario prints "r <what> <result> <errno>" per call: the
+# same lines are expected with and without the shim, and the program must not
+# crash; the events carry ret, err and, for a pointer the shim did not read,
+# flag NODATA (8) with an empty field (doc/events.md).
+EFAULT, EINVAL, EBADF, ENOENT, ECHILD = (_errno_mod.EFAULT, _errno_mod.EINVAL,
+                                          _errno_mod.EBADF, _errno_mod.ENOENT,
+                                          _errno_mod.ECHILD)
+
+
+def _results(lines_):
+    return [l for l in lines_ if l.startswith("r ")]
+
+
+def _efault_run(scenario):
+    plain = _results(_run("t102_shim_proc", scenario).splitlines())
+    evs, other = run_shim("t102_shim_proc", scenario)
+    assert _results(other) == plain
+    return plain, evs, other
+
+
+def _err(e, n):
+    """h_err as tests/t100_decode.c prints it (tc_errname: a name or errnoN)."""
+    return e["h_err"] in (_errno_mod.errorcode[n], "errno%d" % n)
+
+
+def test_efault_exec(tmp_path):
+    """execve.2: EFAULT when path, argv or envp (or a string in them) points
+    outside the accessible address space. The exec event is recorded before
+    the call: the shim reads path and argv over probed pages only, so a bad
+    one is an empty field with flag NODATA (8) and the exec fails with EFAULT
+    as it would (then the second event: ret -1, err EFAULT). A string whose
+    NUL is the last byte before an inaccessible page is read whole (ENOENT);
+    one that runs into it is not. envp is not recorded, but the shim reads it
+    (LD_PRELOAD kept for children): a bad one is left to the exec. Covers
+    execve, execv, execl, execle, execvp, fexecve (the execl family's argv is
+    built on the stack)."""
+    plain, evs, other = _efault_run("efault_exec")
+    names = ["execve-path", "execve-argv", "execv-string", "execv-unterminated",
+             "execve-path-unterminated", "execve-edge", "execve-envp", "execve-envstring",
+             "execl-string", "execle-envp", "execvp-argv", "fexecve-argv"]
+    assert plain == ["r %s -1 %d" % (n, ENOENT if n == "execve-edge" else EFAULT)
+                     for n in names]
+    ex = of(evs, "exec")
+    assert len(ex) == 2 * len(names)
+    NODATA, NORETURN = 8, 1
+    want = {  # name: (path, argv, NODATA)
+        "execve-path": ("", "true", True),
+        "execve-argv": ("/bin/true", "", True),
+        "execv-string": ("/bin/true", "", True),
+        "execv-unterminated": ("/bin/true", "", True),
+        "execve-path-unterminated": ("", "true", True),
+        "execve-edge": ("/nonexistent/x", "/nonexistent/x|y", False),
+        "execve-envp": ("/bin/true", "true", False),
+        "execve-envstring": ("/bin/true", "true", False),
+        "execl-string": ("/bin/true", "", True),
+        "execle-envp": ("/bin/true", "true", False),
+        "execvp-argv": ("true", "", True),
+        "fexecve-argv": ("", "", True),
+    }
+    for i, n in enumerate(names):
+        before, after = ex[2 * i], ex[2 * i + 1]
+        path, argv, nodata = want[n]
+        for e in (before, after):
+            assert (e["path"], e["argv"]) == (path, argv), (n, e["_"])
+            assert e["caller"] == "sc_efault_exec", e["_"]
+        flags = NODATA if nodata else 0
+        assert (before["h_ret"], before["h_flags"]) == ("0", str(NORETURN | flags)), (n, before["_"])
+        assert (after["h_ret"], after["h_flags"]) == ("-1", str(flags)), (n, after["_"])
+        assert _err(after, ENOENT if n == "execve-edge" else EFAULT), (n, after["_"])
+    assert ex[-1]["fd"] != "-1" and ex[-3]["search"] == "1"
+    assert of(evs, "process_start") == []
+
+
+def test_efault_spawn(tmp_path):
+    """posix_spawn.3p: the error number is returned; glibc reports the child's
+    exec failure, EFAULT for a bad path, a bad string in argv or a bad envp
+    (a bad argv array itself crashes glibc in the parent, with or without
+    the shim: not tested). path and argv are read after the call over probed
+    pages only: empty with NODATA when not readable."""
+    if sanitized():
+        pytest.skip("ASan's posix_spawn interceptor reads path and argv itself")
+    plain, evs, other = _efault_run("efault_spawn")
+    assert plain == ["r %s %d 0" % (n, EFAULT) for n in (
+        "spawn-path", "spawn-string", "spawnp-string", "spawn-envp", "spawn-envstring")]
+    sp = of(evs, "posix_spawn")
+    assert [(e["path"], e["argv"], e["search"], e["child"], e["h_ret"], e["h_flags"])
+            for e in sp] == [
+        ("", "true", "0", "-1", str(EFAULT), "8"),
+        ("/bin/true", "", "0", "-1", str(EFAULT), "8"),
+        ("true", "", "1", "-1", str(EFAULT), "8"),
+        ("/bin/true", "true", "0", "-1", str(EFAULT), "0"),
+        ("/bin/true", "true", "0", "-1", str(EFAULT), "0")]
+    assert all(_err(e, EFAULT) and e["caller"] == "sc_efault_spawn" for e in sp)
+
+
+def test_efault_wait(tmp_path):
+    """wait4.2/waitid.2: EFAULT for a bad status or siginfo pointer, after the
+    child was reaped (a second waitpid: ECHILD). The shim passes the caller's
+    status word to the call (not one of its own that it would copy out), so
+    the call fails as without the shim; the status is not read: 0, NODATA."""
+    plain, evs, other = _efault_run("efault_wait")
+    assert plain == ["r waitpid -1 %d" % EFAULT, "r waitpid-again -1 %d" % ECHILD,
+                     "r wait4 -1 %d" % EFAULT, "r waitid -1 %d" % EFAULT]
+    w = of(evs, "wait")
+    assert [(e["h_ret"], e["status"], e["h_flags"]) for e in w] == [
+        ("-1", "0", "8"), ("-1", "0", "0"), ("-1", "0", "8")]
+    assert _err(w[0], EFAULT) and _err(w[1], ECHILD) and _err(w[2], EFAULT)
+    wi = of(evs, "waitid")
+    assert len(wi) == 1 and (wi[0]["h_ret"], wi[0]["si_pid"], wi[0]["h_flags"]) == (
+        "-1", "0", "8") and _err(wi[0], EFAULT)
+
+
+def test_efault_net(tmp_path):
+    """accept.2, recvfrom.2: EFAULT for a bad address length (the length is
+    read, and ignored, only with an address: accept(fd, NULL, bad) succeeds);
+    sendmsg.2/recvmsg.2: EFAULT for a bad msghdr; bind/connect: EBADF, EINVAL
+    (length > 128) before reading the address; recv.2 MSG_TRUNC: a stream
+    socket discards the data without touching the buffer, a datagram socket
+    returns the datagram's length (more than the buffer): the buffer is not
+    read (NODATA). The room of a returned address is read before the call
+    (directly on the shim's stack page, else after a probe: the static length
+    and msghdr here), the returned address after it. (An ASan build's accept
+    and recvfrom interceptors read the length themselves: the bad-length calls
+    are left out there, and accept without an address gets a NULL length.)"""
+    asan = sanitized()
+    plain, evs, other = _efault_run("efault_net")
+    assert plain == ([] if asan else [
+        "r accept-len -1 %d" % EFAULT, "r accept4-len -1 %d" % EFAULT]) + [
+        "r accept-noaddr 0 0", "r accept-static 0 0", "r recv-trunc-stream 4 0"] + (
+        [] if asan else ["r recvfrom-len -1 %d" % EFAULT]) + [
+        "r recvfrom-noaddr 5 0", "r recvfrom-static 5 0",
+        "r recv-trunc-dgram 5 0", "r sendmsg -1 %d" % EFAULT, "r recvmsg -1 %d" % EFAULT,
+        "r recvmsg-static 5 0", "r sendto-addr -1 %d" % EFAULT, "r bind-badfd -1 %d" % EBADF,
+        "r connect-len -1 %d" % EINVAL, "r connect-badfd -1 %d" % EBADF]
+    ev = [e for e in calls(evs) if e["name"] not in ("socket", "close")]
+    assert all(e["caller"] == "sc_efault_net" for e in ev)
+    cport = int([o for o in other if o.startswith("cliport=")][0].split("=")[1])
+    acc = of(ev, "accept")
+    bad_len = [] if asan else [(True, "0", "-", "8"), (True, str(0o2000000), "-", "8")]
+    ok2 = [(False, "0", "-", "0")] * 2 if asan else []   # the same connections, accepted
+    assert [(e["h_ret"] == "-1", e["flags"], e["addr"], e["h_flags"]) for e in acc] == \
+        bad_len + ok2 + [(False, "0", "-", "0"), (False, "0", acc[-1]["addr"], "0")]
+    if not asan:
+        assert _err(acc[0], EFAULT) and _err(acc[1], EFAULT)
+    assert acc[-1]["addr"] == sockaddr_in(cport)   # static length: probed, read
+    rv = of(ev, "recv")
+    own = "0100" + "00" + hexs("ptshim1")
+    assert [(e["h_ret"], e["flags"], e["addr"], e["buf"], e["h_flags"]) for e in rv] == [
+        ("4", "32", "-", "-", "8")] + (             # MSG_TRUNC, stream: not read
+        [] if asan else [("-1", "0", "-", "-", "8")]) + [   # bad length
+        ("5", "0", "-", hexs("dgram"), "0"),        # no address: the length is not used
+        ("5", "0", own, hexs("dgram"), "0"),        # static length: probed, read
+        ("5", "32", "-", "-", "8")]                 # MSG_TRUNC, datagram longer than buf
+    if not asan:
+        assert _err(rv[1], EFAULT)
+    sm, rm, rm2 = of(ev, "sendmsg") + of(ev, "recvmsg")
+    for e in (sm, rm):
+        assert (e["h_ret"], e["iovlen"], e["addr"], e["buf"], e["h_flags"]) == (
+            "-1", "0", "-", "-", "8") and _err(e, EFAULT)
+    assert (rm2["h_ret"], rm2["addr"], rm2["buf"], rm2["h_flags"]) == (
+        "5", own, hexs("dgram"), "0")
+    st = [e for e in of(ev, "send") if e["h_ret"] == "-1"]
+    assert len(st) == 1 and (st[0]["addr"], st[0]["h_flags"]) == ("-", "8")
+    assert _err(st[0], EFAULT)
+    b = [e for e in of(ev, "bind") if e["h_ret"] == "-1"]
+    assert len(b) == 1 and (b[0]["addr"], b[0]["h_flags"]) == ("-", "8") and _err(b[0], EBADF)
+    c = [e for e in of(ev, "connect") if e["h_ret"] == "-1"]
+    assert [(e["fd"] == "-1", e["addr"] == "-", e["h_flags"]) for e in c] == [
+        (False, True, "8"), (True, False, "0")]
+    assert _err(c[0], EINVAL) and _err(c[1], EBADF)
+    assert c[1]["addr"] == of(ev, "connect")[0]["addr"]   # readable: recorded
