@@ -73,18 +73,15 @@ void pt_chain_abandon_pending(struct pt_handle *h, uint32_t i)
 }
 
 /* An orphan slot (its thread exited, or its process died) read to the end
- * frees itself. Its open chunk is returned to the caller (PT_NONE if none),
- * which gives it back to the pool when it no longer needs its contents;
- * *done tells whether the slot was reclaimed. */
-uint32_t pt_chain_reclaim_orphan_keep(struct pt_handle *h, uint32_t i, bool *done)
+ * frees itself, and its open chunk goes back to the pool. */
+void pt_chain_reclaim_orphan(struct pt_handle *h, uint32_t i)
 {
     struct pt_shm *s = h->shm;
     struct pt_slot *sl = &pt_slots(s)[i];
     struct pt_rslot *r = &h->rs[i];
     uint32_t st = PT_SLOT_ORPHAN;
-    *done = false;
     if (!atomic_compare_exchange_strong(&sl->state, &st, PT_SLOT_RECLAIM))
-        return PT_NONE;
+        return;
     uint32_t chunk = r->chunk < s->nchunks ? r->chunk : PT_NONE;
     if (chunk != PT_NONE) {
         struct pt_chunk *ch = pt_chunk(s, chunk);
@@ -93,39 +90,14 @@ uint32_t pt_chain_reclaim_orphan_keep(struct pt_handle *h, uint32_t i, bool *don
                          : 0;
         if (c != 0 || atomic_load_explicit(&ch->next, memory_order_acquire) != PT_NONE) {
             atomic_store(&sl->state, PT_SLOT_ORPHAN); /* not drained after all */
-            return PT_NONE;
+            return;
         }
     }
     uint64_t nrh = (((r->rhead >> 32) + 1) << 32) | PT_NONE;
     atomic_store_explicit(&sl->rhead, nrh, memory_order_release);
     pt_chain_follow(r, nrh);
     atomic_store_explicit(&sl->state, PT_SLOT_FREE, memory_order_release);
-    *done = true;
-    return chunk;
+    if (chunk != PT_NONE)
+        pt_pool_push(s, chunk);
 }
 
-void pt_chain_reclaim_orphan(struct pt_handle *h, uint32_t i)
-{
-    bool done;
-    uint32_t c = pt_chain_reclaim_orphan_keep(h, i, &done);
-    if (c != PT_NONE)
-        pt_pool_push(h->shm, c);
-}
-
-bool pt_chain_rec_sane(struct pt_shm *s, uint32_t commit, const struct pt_rec *rec, uint32_t off)
-{
-    uint32_t type = PT_COMMIT_TYPE(commit), size = PT_COMMIT_SIZE(commit);
-    if (size % 8 != 0 || off + size > pt_chunk_room(s) + PT_END_BYTES)
-        return false;
-    switch (type) {
-    case PT_REC_END:
-        return size == PT_END_BYTES;
-    case PT_REC_ANCHOR:
-        return size == PT_REC_HDR;
-    case PT_REC_EVENT: /* its header is inside the record before it is read */
-        return size >= PT_REC_HDR && rec->id <= PT_ID_MAX && rec->len <= pt_max_record(s) - PT_REC_HDR &&
-               size == PT_REC_HDR + pt_round8(rec->len);
-    default:
-        return false;
-    }
-}

@@ -37,17 +37,13 @@ struct pt_flush {
     unsigned char sys_data[SYS_MAX][sizeof(trace_event_set_t)]; /* ...and their data) */
     uint32_t sys_len[SYS_MAX];
     uint32_t nsys;
-    /* chunks whose records are in the batch, zero-copy: they go back to the
-     * pool once the batch is written */
-    uint32_t deferred[PT_LOGW_BATCH_MAX];
-    uint32_t ndeferred;
     uint64_t batch_events;      /* events in the batch not yet written */
     uint32_t moved;             /* fragments of slots in this flush */
     struct pt_pack pk;          /* the PACKED block being filled */
     unsigned char *scratch;     /* LOOP: a fragment copied before packing */
 };
 
-/* Write the batch, then give back the chunks it referenced. */
+/* Write the batch. */
 static int commit(struct pt_handle *h, struct pt_flush *f)
 {
     int rc = pt_logw_commit(f->w);
@@ -58,9 +54,6 @@ static int commit(struct pt_handle *h, struct pt_flush *f)
         pt_logw_status(f->w)->log_overrun = POSIX_TRACE_OVERRUN;
     }
     f->batch_events = 0;
-    for (uint32_t i = 0; i < f->ndeferred; i++)
-        pt_pool_push(h->shm, f->deferred[i]);
-    f->ndeferred = 0;
     return rc;
 }
 
@@ -77,7 +70,7 @@ static void pack_close(struct pt_flush *f)
 static void make_room(struct pt_handle *h, struct pt_flush *f)
 {
     pack_close(f);
-    if (pt_logw_batch_full(f->w) || f->ndeferred == PT_LOGW_BATCH_MAX)
+    if (pt_logw_batch_full(f->w))
         commit(h, f);
 }
 
@@ -265,21 +258,14 @@ static int64_t pack_fragment(struct pt_handle *h, struct pt_flush *f, uint32_t i
     }
     int64_t left_out = 0;
     bool full = false;
-    uint32_t max_len = pt_max_record(s) - PT_REC_HDR;
     for (uint32_t off = 0; off < n;) {
         struct pt_rec rec;
         memcpy(&rec, src + off, sizeof rec); /* read once: writers' memory */
         uint32_t c = atomic_load_explicit(&rec.commit, memory_order_relaxed);
         uint32_t size = PT_COMMIT_SIZE(c);
         bool anchor = PT_COMMIT_TYPE(c) == PT_REC_ANCHOR;
-        /* as pt_chain_rec_sane, for the two kinds a fragment holds */
-        if (anchor ? size != PT_REC_HDR
-                   : PT_COMMIT_TYPE(c) != PT_REC_EVENT || rec.id > PT_ID_MAX ||
-                         rec.len > max_len || size != PT_REC_HDR + pt_round8(rec.len)) {
-            *bad = true;
-            break;
-        }
-        if (size > n - off) {
+        if ((!anchor && PT_COMMIT_TYPE(c) != PT_REC_EVENT) || size > n - off ||
+            !pt_chain_rec_sane(s, c, &rec, from + off)) {
             *bad = true;
             break;
         }
@@ -323,19 +309,6 @@ static void gap_events(struct pt_handle *h, struct pt_flush *f, struct pt_rslot 
     h->lost_reported += n;
     add_sys(f, POSIX_TRACE_OVERFLOW, first_ts - 1, &n, sizeof n);
     add_sys(f, POSIX_TRACE_RESUME, first_ts - 1, NULL, 0);
-}
-
-/* A drained orphan frees its slot; its last chunk goes back to the pool
- * after the write of what was taken from it (deferred, as for closed ones). */
-static void reclaim_orphan(struct pt_handle *h, struct pt_flush *f, uint32_t i)
-{
-    if (atomic_load_explicit(&pt_slots(h->shm)[i].state, memory_order_acquire) != PT_SLOT_ORPHAN)
-        return;
-    bool done;
-    make_room(h, f);
-    uint32_t c = pt_chain_reclaim_orphan_keep(h, i, &done);
-    if (c != PT_NONE)
-        f->deferred[f->ndeferred++] = c;
 }
 
 /* Flush slot i: closed chunks always, the open chunk's committed part when
@@ -391,7 +364,7 @@ static void drain_slot(struct pt_handle *h, struct pt_flush *f, uint32_t i, bool
             end = atomic_load_explicit(&ch->next, memory_order_acquire) != PT_NONE;
         }
         if (!end) {
-            reclaim_orphan(h, f, i);
+            pt_chain_reclaim_orphan(h, i); /* drained: its records are in the batch */
             return;
         }
         uint32_t next = atomic_load_explicit(&ch->next, memory_order_acquire);
@@ -515,7 +488,7 @@ static void discard_all(struct pt_handle *h, struct pt_flush *f, bool partial)
         h->lost_reported += lost;
         pt_logw_status(f->w)->log_overrun = POSIX_TRACE_OVERRUN;
     }
-    commit(h, f); /* writes nothing; gives back deferred chunks */
+    commit(h, f); /* writes nothing */
 }
 
 /* One flush. `partial`: also the open chunks' committed records; `marked`:
@@ -675,10 +648,7 @@ int pt_flush_clear(struct pt_handle *h)
     f->nsys = 0;
     f->dropped = 0;
     f->batch_events = 0;
-    int rc = pt_logw_reset(f->w); /* drops the batch... */
-    for (uint32_t i = 0; i < f->ndeferred; i++)
-        pt_pool_push(h->shm, f->deferred[i]); /* ...and its chunks come back */
-    f->ndeferred = 0;
+    int rc = pt_logw_reset(f->w); /* drops the batch */
     pthread_mutex_unlock(&f->lock);
     return rc;
 }

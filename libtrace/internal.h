@@ -13,6 +13,7 @@
 #include <trace.h>
 
 #include "clock.h"
+#include "copy_small.h"
 #include "shm_layout.h"
 
 #define PT_API __attribute__((visibility("default")))
@@ -220,7 +221,16 @@ void pt_shm_alive_name(uint32_t ctrl_pid, uint64_t ctrl_start, char *buf, size_t
 int  pt_shm_privatize(struct pt_shm *s, int fd);
 int  pt_robust_init(pthread_mutex_t *m);
 void pt_shm_unmap(struct pt_shm *s, size_t size);
-size_t pt_max_record(const struct pt_shm *s);
+/* The data a record may carry: max-data-size, and system events' data. */
+static inline size_t pt_max_data_of(size_t user_max)
+{
+    return user_max > PT_SYS_DATA_MAX ? user_max : PT_SYS_DATA_MAX;
+}
+/* The largest record of stream s. */
+static inline size_t pt_max_record(const struct pt_shm *s)
+{
+    return PT_REC_HDR + pt_round8(pt_max_data_of(s->max_data));
+}
 
 /* ---- names.c ---- */
 void pt_names_lock_local(void);
@@ -316,9 +326,28 @@ void pt_chain_error(struct pt_handle *h, uint32_t err);
 void pt_chain_follow(struct pt_rslot *r, uint64_t rh);
 bool pt_chain_resync(struct pt_handle *h, uint32_t i, uint64_t rh, uint64_t *lost_out);
 void pt_chain_reclaim_orphan(struct pt_handle *h, uint32_t i);
-uint32_t pt_chain_reclaim_orphan_keep(struct pt_handle *h, uint32_t i, bool *done);
 void pt_chain_abandon_pending(struct pt_handle *h, uint32_t i);
-bool pt_chain_rec_sane(struct pt_shm *s, uint32_t commit, const struct pt_rec *rec, uint32_t off);
+/* A record of a chain at chunk offset off, its header read into rec: well
+ * formed and within the chunk (the memory is the writers': check before use). */
+static inline bool pt_chain_rec_sane(struct pt_shm *s, uint32_t commit, const struct pt_rec *rec,
+                                     uint32_t off)
+{
+    uint32_t type = PT_COMMIT_TYPE(commit), size = PT_COMMIT_SIZE(commit);
+    if (size % 8 != 0 || off + size > pt_chunk_room(s) + PT_END_BYTES)
+        return false;
+    switch (type) {
+    case PT_REC_END:
+        return size == PT_END_BYTES;
+    case PT_REC_ANCHOR:
+        return size == PT_REC_HDR;
+    case PT_REC_EVENT: /* its header is inside the record before it is read */
+        return size >= PT_REC_HDR && rec->id <= PT_ID_MAX &&
+               rec->len <= pt_max_record(s) - PT_REC_HDR &&
+               size == PT_REC_HDR + pt_round8(rec->len);
+    default:
+        return false;
+    }
+}
 
 /* ---- reader.c ---- */
 int  pt_read_next(struct pt_handle *h, struct posix_trace_event_info *ev, void *data,

@@ -28,6 +28,7 @@ libtrace_libposixtrace_la_SOURCES = \
 	libtrace/flusher.c \
 	libtrace/exec.c \
 	libtrace/exec_args.h \
+	libtrace/copy_small.h \
 	libtrace/events_table.c \
 	libtrace/procfs.c \
 	libtrace/inbox.c \

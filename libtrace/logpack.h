@@ -7,11 +7,8 @@
 #ifndef PT_LOGPACK_H
 #define PT_LOGPACK_H
 
-#include <stdbool.h>
-#include <stdint.h>
+#include "internal.h"
 #include <string.h>
-
-#include "shm_layout.h"
 
 /* One open PACKED block and the state its next record is encoded against. */
 struct pt_pack {
@@ -35,8 +32,8 @@ static inline uint64_t pt_pack_anchor_ticks(const struct pt_pack *pk)
 /*
  * The encoding (doc/log-format.md, "PACKED payload"): each record is a tag
  * byte and LEB128 varints relative to the previous record of the block: the
- * stamp as a pt_pack_zigzag delta, the id only when it changes, the address as a
- * pt_pack_zigzag delta only when it changes, then the data length and the data. A
+ * stamp as a zigzag delta, the id only when it changes, the address as a
+ * zigzag delta only when it changes, then the data length and the data. A
  * 16-byte event usually takes 19 or 20 bytes instead of 48. Inline: the
  * flusher runs this once per event.
  */
@@ -45,7 +42,7 @@ static inline uint64_t pt_pack_anchor_ticks(const struct pt_pack *pk)
 #define PT_PACK_TRUNC   4u  /* truncated when recorded */
 #define PT_PACK_SAME_ID 8u  /* id omitted: the previous event's */
 #define PT_PACK_ADDR    16u /* address delta present (else the previous address) */
-#define PT_PACK_HEAD_MAX    (1 + 4 * 10)
+#define PT_PACK_HEAD_MAX (1 + 4 * 10)
 
 static inline uint32_t pt_pack_varint(unsigned char *p, uint64_t v)
 {
@@ -75,8 +72,8 @@ static inline void pt_pack_begin(struct pt_pack *pk, unsigned char *p, uint32_t 
 }
 
 /* The record's tag and varints into t: their length. */
-static inline uint32_t pt_pack_head(const struct pt_pack *pk, const struct pt_rec *rec, bool anchor,
-                     unsigned char *t)
+static inline uint32_t pt_pack_head(const struct pt_pack *pk, const struct pt_rec *rec,
+                                    bool anchor, unsigned char *t)
 {
     uint32_t k = 1;
     if (anchor) {
@@ -100,20 +97,6 @@ static inline uint32_t pt_pack_head(const struct pt_pack *pk, const struct pt_re
     return k + pt_pack_varint(t + k, rec->len);
 }
 
-/* Small copies without a call (most events carry a few bytes). */
-static inline void pt_pack_copy(unsigned char *d, const unsigned char *src, uint32_t n)
-{
-    if (n <= 16 && n >= 8) {
-        uint64_t a, b;
-        memcpy(&a, src, 8);
-        memcpy(&b, src + n - 8, 8);
-        memcpy(d, &a, 8);
-        memcpy(d + n - 8, &b, 8);
-    } else if (n != 0) {
-        memcpy(d, src, n);
-    }
-}
-
 /* Encode one record (an anchor, or an event whose rec->len data bytes are at
  * data) into the open block: false if it does not fit (nothing written). */
 static inline bool pt_pack_put(struct pt_pack *pk, const struct pt_rec *rec, bool anchor,
@@ -130,7 +113,7 @@ static inline bool pt_pack_put(struct pt_pack *pk, const struct pt_rec *rec, boo
         return false;
     if (!direct)
         memcpy(d, t, k);
-    pt_pack_copy(d + k, data, len);
+    pt_copy_small(d + k, data, len);
     pk->n += k + len;
     pk->ts = rec->ts;
     if (anchor) {

@@ -3,9 +3,9 @@
  *
  * Each slot (writer) has a cursor over its EVENTS and PACKED blocks in seq
  * order; the cursor holds one block's payload at a time (read with one pread
- * and checked again) and stands on its next event, decoded. A binary heap of the cursors, keyed by
- * (ts, slot), gives the next event of the log (doc/log-format.md, "Order of
- * events").
+ * and checked again) and stands on its next event, decoded. A binary heap of
+ * the cursors, keyed by (ts, slot), gives the next event of the log
+ * (doc/log-format.md, "Order of events").
  */
 #include "logread_int.h"
 
@@ -39,12 +39,12 @@ int lr_events_index(struct pt_logr *l, const struct lr_block *all, size_t n)
 {
     size_t ne = 0;
     for (size_t i = 0; i < n; i++)
-        ne += all[i].type == LR_EVENTS || all[i].type == LR_PACKED;
+        ne += lr_is_events(all[i].type);
     l->ev = malloc((ne ? ne : 1) * sizeof *l->ev);
     if (l->ev == NULL)
         return ENOMEM;
     for (size_t i = 0; i < n; i++)
-        if (all[i].type == LR_EVENTS || all[i].type == LR_PACKED)
+        if (lr_is_events(all[i].type))
             l->ev[l->nev++] = all[i];
     if (l->nev > 1)
         qsort(l->ev, l->nev, sizeof *l->ev, by_slot_seq);
@@ -103,10 +103,8 @@ static int cur_next(struct pt_logr *l, struct lr_cursor *c)
                 c->off = c->plen;
                 break;
             }
-            if (c->rec.kind == LR_REC_EVENT) {
-                c->ts = c->rec.ts;
+            if (c->rec.kind == LR_REC_EVENT)
                 return 1;
-            }
             c->a_ticks = c->rec.ts;
             c->a_ns = (int64_t)c->rec.addr;
             c->off += size;
@@ -120,7 +118,7 @@ static int cur_next(struct pt_logr *l, struct lr_cursor *c)
 static int before(const struct pt_logr *l, uint32_t a, uint32_t b)
 {
     const struct lr_cursor *x = &l->cur[a], *y = &l->cur[b];
-    int64_t d = (int64_t)(x->ts - y->ts);
+    int64_t d = (int64_t)(x->rec.ts - y->rec.ts);
     return d != 0 ? d < 0 : x->slot < y->slot;
 }
 
@@ -175,8 +173,8 @@ static int64_t sat_add(int64_t a, int64_t b)
 static int64_t event_ns(const struct pt_logr *l, const struct lr_cursor *c)
 {
     if (l->h.clock_mode != 1)
-        return (int64_t)c->ts;
-    double d = (double)(int64_t)(c->ts - c->a_ticks) / l->h.ticks_per_ns;
+        return (int64_t)c->rec.ts;
+    double d = (double)(int64_t)(c->rec.ts - c->a_ticks) / l->h.ticks_per_ns;
     int64_t dn = d >= 0x1p63 ? INT64_MAX : d <= -0x1p63 ? INT64_MIN : (int64_t)d;
     return sat_add(c->a_ns, dn);
 }

@@ -32,6 +32,12 @@
 enum { LR_EVENTS = 1, LR_NAMES = 2, LR_STATUS = 3, LR_PACKED = 4 };
 enum { LR_REC_EVENT = 1, LR_REC_ANCHOR = 2 };
 
+/* A block of events: raw records (EVENTS) or packed ones (PACKED). */
+static inline int lr_is_events(uint32_t type)
+{
+    return type == LR_EVENTS || type == LR_PACKED;
+}
+
 static inline uint32_t lr_rd32(const unsigned char *p)
 {
     uint32_t v;
@@ -93,7 +99,6 @@ struct lr_cursor {
     uint64_t a_ticks;           /* anchor in effect (clock_mode 1) */
     int64_t a_ns;
     struct lr_rec rec;          /* the event at off */
-    uint64_t ts;                /* its ts */
 };
 
 struct pt_logr {

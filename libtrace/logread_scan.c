@@ -128,7 +128,7 @@ static int block_check(const struct pt_logr *l, unsigned char *b, size_t avail, 
     if (k.type < LR_EVENTS || k.type > LR_PACKED || k.seq == 0 ||
         k.plen > l->h.block_size - LR_BLK_HDR || k.plen > avail - LR_BLK_HDR)
         return 0;
-    if ((k.type == LR_EVENTS || k.type == LR_PACKED) && k.slot > 255 && k.slot != LR_SLOT_SYS)
+    if (lr_is_events(k.type) && k.slot > 255 && k.slot != LR_SLOT_SYS)
         return 0;
     if (block_sum(b, k.plen) != k.sum || !payload_ok(l, k.type, b + LR_BLK_HDR, k.plen))
         return 0;

@@ -26,8 +26,8 @@ struct pt_logw {
     uint64_t positions;       /* block positions (LOOP, UNTIL_FULL); else UINT64_MAX */
     uint64_t next_pos;        /* position of the next block to write */
     uint64_t seq;             /* seq of the last block written */
-    /* the batch: blocks to write, as iovecs (header, payload, padding); a
-     * payload is in `stage` or, zero-copy, in the stream's shared memory */
+    /* the batch: blocks to write, as iovecs (header, payload in `stage`,
+     * padding) */
     uint64_t batch_pos;       /* position of the first block of the batch */
     uint32_t nblk;
     struct iovec iov[3 * PT_LOGW_BATCH];
@@ -292,14 +292,6 @@ void pt_logw_seal(struct pt_logw *w)
                  (uint32_t)hdr[19] << 24;
     finish(w, hdr, w->open_payload, n);
     w->stage_len += (n + 63) & ~(size_t)63;
-}
-
-/* A block whose payload stays where it is (the stream's shared memory) until
- * the batch is committed: the caller keeps it unchanged until then. */
-void pt_logw_block_ext(struct pt_logw *w, const struct pt_logw_block *b, const void *payload)
-{
-    unsigned char *hdr = add_header(w, b, b->payload_len);
-    finish(w, hdr, payload, b->payload_len);
 }
 
 static int write_iov(struct pt_logw *w, struct iovec *v, int n, uint64_t pos)

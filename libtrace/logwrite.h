@@ -39,7 +39,6 @@ bool pt_logw_batch_full(const struct pt_logw *w);
 unsigned char *pt_logw_block(struct pt_logw *w, const struct pt_logw_block *b);
 void pt_logw_seal(struct pt_logw *w);
 void pt_logw_seal_len(struct pt_logw *w, uint32_t n);
-void pt_logw_block_ext(struct pt_logw *w, const struct pt_logw_block *b, const void *payload);
 int  pt_logw_commit(struct pt_logw *w);
 void pt_logw_predict_wrap(struct pt_logw *w, uint32_t extra);
 int  pt_logw_names(struct pt_logw *w, struct pt_shm *s);

@@ -163,29 +163,6 @@ static bool switch_chunk(struct pt_shm *s, struct pt_slot *sl, uint64_t ts)
     return true;
 }
 
-/* memcpy for the common small payloads without a call: overlapping
- * fixed-size moves, never reading past src + n. */
-static inline void copy_data(void *dst, const void *src, size_t n)
-{
-    char *d = dst;
-    const char *s = src;
-    if (n >= 8 && n <= 16) {
-        uint64_t a, b;
-        __builtin_memcpy(&a, s, 8);
-        __builtin_memcpy(&b, s + n - 8, 8);
-        __builtin_memcpy(d, &a, 8);
-        __builtin_memcpy(d + n - 8, &b, 8);
-    } else if (n >= 4 && n < 8) {
-        uint32_t a, b;
-        __builtin_memcpy(&a, s, 4);
-        __builtin_memcpy(&b, s + n - 4, 4);
-        __builtin_memcpy(d, &a, 4);
-        __builtin_memcpy(d + n - 4, &b, 4);
-    } else if (n != 0) {
-        memcpy(d, s, n);
-    }
-}
-
 /* Write one record at sl->wpos (room checked by the caller) and publish it:
  * zero the next commit word, then store this one with release order. */
 static inline void put_record(struct pt_shm *s, struct pt_slot *sl, uint32_t type,
@@ -200,7 +177,7 @@ static inline void put_record(struct pt_shm *s, struct pt_slot *sl, uint32_t typ
     r->addr = addr;
     r->len = len;
     r->flags = rflags;
-    copy_data(r + 1, data, len);
+    pt_copy_small(r + 1, data, len);
     atomic_store_explicit(&rec_at_pos(s, pos + size)->commit, 0, memory_order_relaxed);
     atomic_store_explicit(&r->commit, PT_COMMIT(type, size), memory_order_release);
     sl->wpos = pos + size;
@@ -540,16 +517,25 @@ PT_API __attribute__((aligned(64))) void posix_trace_event(trace_event_id_t id, 
     event_general(id, data, data ? len : 0, addr, 0, 0);
 }
 
-/* <posixtrace/record.h>: a system event from the trace system (the shim). */
-PT_API void posixtrace_sys_event(trace_event_id_t id, const void *data, size_t len,
-                                 const void *prog_addr)
+/* A system event (ids 8..255 only); t0 != 0: a call's start, for its
+ * duration. */
+static inline void sys_event(trace_event_id_t id, const void *data, size_t len,
+                             const void *prog_addr, uint64_t t0)
 {
     if (id < 8 || id >= PT_SYS_EVENTS)
         return;
     uint8_t want = pt_want_load(id);
     if (want == 0)
         return;
-    event_wanted(id, data, data ? len : 0, (uint64_t)(uintptr_t)prog_addr, want, PT_REC_SYS, 0);
+    event_wanted(id, data, data ? len : 0, (uint64_t)(uintptr_t)prog_addr, want, PT_REC_SYS,
+                 t0);
+}
+
+/* <posixtrace/record.h>: a system event from the trace system (the shim). */
+PT_API void posixtrace_sys_event(trace_event_id_t id, const void *data, size_t len,
+                                 const void *prog_addr)
+{
+    sys_event(id, data, len, prog_addr, 0);
 }
 
 /* <posixtrace/record.h>: the start of a call, in ticks of the process's call
@@ -570,15 +556,9 @@ PT_API uint64_t posixtrace_call_begin(trace_event_id_t id)
 PT_API void posixtrace_sys_call(trace_event_id_t id, void *data, size_t len,
                                 const void *prog_addr, uint64_t t0)
 {
-    if (id < 8 || id >= PT_SYS_EVENTS)
-        return;
-    uint8_t want = pt_want_load(id);
-    if (want == 0)
-        return;
     if (data == NULL || len < sizeof(struct posixtrace_call_hdr))
         t0 = 0;
-    event_wanted(id, data, data ? len : 0, (uint64_t)(uintptr_t)prog_addr, want, PT_REC_SYS,
-                 t0);
+    sys_event(id, data, len, prog_addr, t0);
 }
 
 /* The controller's slot lives in shared memory that the traced processes

@@ -13,21 +13,12 @@
 
 static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 
-static size_t max_data_of(size_t user_max)
-{
-    return user_max > PT_SYS_DATA_MAX ? user_max : PT_SYS_DATA_MAX;
-}
-
 /* Largest record an event can need, anchor included. */
 static uint32_t max_budget(size_t max_data)
 {
-    return PT_EVENT_OVERHEAD + pt_round8(max_data_of(max_data));
+    return PT_EVENT_OVERHEAD + pt_round8(pt_max_data_of(max_data));
 }
 
-size_t pt_max_record(const struct pt_shm *s)
-{
-    return PT_REC_HDR + pt_round8(max_data_of(s->max_data));
-}
 
 /*
  * A chunk holds at least two of the largest records, so a closed chunk wastes

@@ -5,40 +5,13 @@
  * length word); a cut field sets POSIXTRACE_CALL_DATA_CUT.
  */
 #include "shim.h"
+#include "../libtrace/copy_small.h"
 
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <sys/uio.h>
 #include <unistd.h>
-
-/* Copy n bytes. The usual fields are short (a path, the first 32 bytes of a
- * buffer): GCC's inline expansion of a variable-size memcpy here is a
- * `rep movsq`, which costs tens of cycles to start; 8-byte moves (the last one
- * overlapping) do it in a few. Longer copies go to the C library. */
-static inline void copy_bytes(unsigned char *d, const unsigned char *s, size_t n)
-{
-    if (n > 64) {
-        memcpy(d, s, n);
-    } else if (n >= 8) {
-        uint64_t w;
-        for (size_t i = 0; i + 8 < n; i += 8) {
-            __builtin_memcpy(&w, s + i, 8);
-            __builtin_memcpy(d + i, &w, 8);
-        }
-        __builtin_memcpy(&w, s + n - 8, 8);
-        __builtin_memcpy(d + n - 8, &w, 8);
-    } else if (n >= 4) {
-        uint32_t a, b;
-        __builtin_memcpy(&a, s, 4);
-        __builtin_memcpy(&b, s + n - 4, 4);
-        __builtin_memcpy(d, &a, 4);
-        __builtin_memcpy(d + n - 4, &b, 4);
-    } else {
-        for (size_t i = 0; i < n; i++)
-            d[i] = s[i];
-    }
-}
 
 void shim_var(struct shim_call *c, const void *p, size_t len, size_t limit, unsigned after)
 {
@@ -52,7 +25,7 @@ void shim_var(struct shim_call *c, const void *p, size_t len, size_t limit, unsi
         c->flags |= POSIXTRACE_CALL_DATA_CUT;
     uint32_t n32 = (uint32_t)n;
     __builtin_memcpy(c->p.buf + c->n, &n32, 4);
-    copy_bytes(c->p.buf + c->n + 4, p, n);
+    pt_copy_small(c->p.buf + c->n + 4, p, n);
     c->n += 4 + n32;
 }
 
@@ -107,7 +80,7 @@ static void argv_field(struct shim_call *c, char *const *argv, struct shim_pages
             c->flags |= POSIXTRACE_CALL_DATA_CUT;
             break;
         }
-        copy_bytes(c->p.buf + c->n, (const unsigned char *)s, len);
+        pt_copy_small(c->p.buf + c->n, (const unsigned char *)s, len);
         c->n += (uint32_t)len;
         n += (uint32_t)len;
     }
