@@ -11,7 +11,8 @@
  *
  * posix_trace_flush() and shutdown flush in the calling thread; with the
  * stream-full policy FLUSH a thread started here flushes whenever writers
- * report the stream half full (a futex in the stream) and every 100 ms.
+ * find an eighth of the stream in use (pt_flush_due; a futex in the stream)
+ * and every 100 ms.
  * Writers never wait for it and never touch the file.
  */
 #include "internal.h"
@@ -39,6 +40,7 @@ struct pt_flush {
     uint32_t nsys;
     uint64_t batch_events;      /* events in the batch not yet written */
     uint32_t moved;             /* fragments of slots in this flush */
+    uint32_t budget;            /* chunks this flush may still follow */
     struct pt_pack pk;          /* the PACKED block being filled */
     unsigned char *scratch;     /* LOOP: a fragment copied before packing */
 };
@@ -368,8 +370,9 @@ static void drain_slot(struct pt_handle *h, struct pt_flush *f, uint32_t i, bool
             return;
         }
         uint32_t next = atomic_load_explicit(&ch->next, memory_order_acquire);
-        if (next == PT_NONE || next >= s->nchunks)
+        if (next == PT_NONE || next >= s->nchunks || f->budget == 0)
             return;
+        f->budget--;
         uint64_t nrh = (((r->rhead >> 32) + 1) << 32) | next;
         uint64_t expect = r->rhead;
         if (atomic_compare_exchange_strong(&sl->rhead, &expect, nrh)) {
@@ -381,7 +384,8 @@ static void drain_slot(struct pt_handle *h, struct pt_flush *f, uint32_t i, bool
     }
 }
 
-/* Losses, internal errors, and the stop and restart of a full stream. */
+/* Losses, internal errors, and the stop and restart of a full stream
+ * (`drained`: it may restart). */
 static void system_events(struct pt_handle *h, struct pt_flush *f, bool drained)
 {
     struct pt_shm *s = h->shm;
@@ -468,9 +472,11 @@ void pt_flush_status(struct pt_handle *h, struct posix_trace_status_info *st, bo
 
 /* A full UNTIL_FULL log takes nothing more: drain the stream, count the
  * events as lost, write nothing. */
-static void drain_all(struct pt_handle *h, struct pt_flush *f, bool partial, uint64_t *lost)
+static void drain_all(struct pt_handle *h, struct pt_flush *f, bool partial, uint64_t *lost,
+                      uint32_t budget)
 {
     pt_reap_dead_writers(h);
+    f->budget = budget;
     uint32_t hwm = atomic_load(&h->shm->slots_hwm);
     for (uint32_t i = 0; i < hwm && i < PT_NSLOTS; i++)
         drain_slot(h, f, i, partial, lost);
@@ -481,7 +487,7 @@ static void discard_all(struct pt_handle *h, struct pt_flush *f, bool partial)
 {
     struct pt_shm *s = h->shm;
     uint64_t lost = 0;
-    drain_all(h, f, partial, &lost);
+    drain_all(h, f, partial, &lost, UINT32_MAX);
     f->nsys = 0;
     if (lost) {
         atomic_fetch_add(&s->lost, lost);
@@ -491,9 +497,19 @@ static void discard_all(struct pt_handle *h, struct pt_flush *f, bool partial)
     commit(h, f); /* writes nothing */
 }
 
+/* A full stream may restart once this much of it is free: "The trace system
+ * shall restart the trace stream when it is empty and may restart it sooner"
+ * (posix_trace_attr_getstreamfullpolicy); sooner, so that a flusher stalled
+ * for a while loses a quarter of the stream's events, not all of them. */
+static bool quarter_free(struct pt_shm *s)
+{
+    return atomic_load_explicit(&s->free_count, memory_order_relaxed) >= s->nchunks / 4;
+}
+
 /* One flush. `partial`: also the open chunks' committed records; `marked`:
- * an explicit flush, framed by FLUSH_START and FLUSH_STOP. */
-int pt_flush_run(struct pt_handle *h, bool partial, bool marked)
+ * an explicit flush, framed by FLUSH_START and FLUSH_STOP; it follows at
+ * most `budget` chunks from one to the next. */
+static int flush_run(struct pt_handle *h, bool partial, bool marked, uint32_t budget)
 {
     struct pt_flush *f = h->log;
     struct pt_shm *s = h->shm;
@@ -507,7 +523,7 @@ int pt_flush_run(struct pt_handle *h, bool partial, bool marked)
     f->moved = 0;
     if (marked)
         add_sys(f, POSIX_TRACE_FLUSH_START, now_ticks(s), NULL, 0);
-    drain_all(h, f, partial, &lost_full);
+    drain_all(h, f, partial, &lost_full, budget);
     if (f->dropped) { /* the log filled: STOP is its last event */
         log_filled(h, f, marked);
         pt_logw_status(f->w)->log_overrun = POSIX_TRACE_OVERRUN;
@@ -515,7 +531,7 @@ int pt_flush_run(struct pt_handle *h, bool partial, bool marked)
         h->lost_reported += lost_full;
         f->dropped = 0;
     } else {
-        system_events(h, f, partial);
+        system_events(h, f, partial && (f->budget != 0 || quarter_free(s)));
         if (marked)
             add_sys(f, POSIX_TRACE_FLUSH_STOP, now_ticks(s), NULL, 0);
     }
@@ -536,11 +552,20 @@ int pt_flush_run(struct pt_handle *h, bool partial, bool marked)
     return rc ? rc : wrc;
 }
 
-/* As the writers judge it (record.c, switch_chunk): half the stream or more
- * is in use. */
-static bool half_used(struct pt_shm *s)
+int pt_flush_run(struct pt_handle *h, bool partial, bool marked)
 {
-    return atomic_load_explicit(&s->free_count, memory_order_relaxed) < s->nchunks / 2;
+    return flush_run(h, partial, marked, UINT32_MAX);
+}
+
+/* The flusher thread's share of one look: what was in use when it began,
+ * not the chunks a writer fills meanwhile (so that a look ends, and writes
+ * its system events and status, however fast the writers are); of a full
+ * stream, a quarter, after which it restarts. */
+static uint32_t look_budget(struct pt_shm *s)
+{
+    if (atomic_load(&s->state) == PT_ST_FULL)
+        return s->nchunks / 4;
+    return s->nchunks - atomic_load_explicit(&s->free_count, memory_order_relaxed);
 }
 
 static void *flusher_main(void *arg)
@@ -566,12 +591,12 @@ static void *flusher_main(void *arg)
             last_partial = now;
         if (atomic_load(&s->state) == PT_ST_FULL)
             partial = true; /* read everything: the stream restarts when empty */
-        pt_flush_run(h, partial, false);
-        if (f->moved != 0 && half_used(s))
+        flush_run(h, partial, false, look_budget(s));
+        if (f->moved != 0 && pt_flush_due(s))
             continue; /* still busy: go again without sleeping */
         atomic_store(&s->flush_req, 0);
         atomic_thread_fence(memory_order_seq_cst);
-        if (f->moved != 0 && half_used(s)) /* filled meanwhile: a writer saw 1 */
+        if (f->moved != 0 && pt_flush_due(s)) /* filled meanwhile: a writer saw 1 */
             atomic_store(&s->flush_req, 1);
     }
     return NULL;
@@ -604,6 +629,7 @@ int pt_flush_start_thread(struct pt_handle *h)
     struct pt_flush *f = h->log;
     if (pthread_create(&f->thread, NULL, flusher_main, h) != 0)
         return EAGAIN;
+    pthread_setname_np(f->thread, "posixtrace-log");
     f->started = 1;
     return 0;
 }

@@ -134,11 +134,10 @@ static bool switch_chunk(struct pt_shm *s, struct pt_slot *sl, uint64_t ts)
             mark_full(s, ts);
         return false;
     }
-    if (s->stream_policy == POSIX_TRACE_FLUSH &&
-        atomic_load_explicit(&s->free_count, memory_order_relaxed) < s->nchunks / 2 &&
+    if (s->stream_policy == POSIX_TRACE_FLUSH && pt_flush_due(s) &&
         atomic_load_explicit(&s->flush_req, memory_order_relaxed) == 0 &&
         atomic_exchange(&s->flush_req, 1) == 0)
-        pt_futex_wake(&s->flush_req, 1); /* half full: the flusher drains it */
+        pt_futex_wake(&s->flush_req, 1); /* the flusher drains it */
     uint32_t idx = (uint32_t)(sl - pt_slots(s));
     init_chunk(s, sl, idx, c, ts);
     uint32_t old = sl->wchunk;

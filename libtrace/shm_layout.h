@@ -187,6 +187,16 @@ static inline uint32_t pt_chunk_room(const struct pt_shm *s)
 { return s->chunk_size - PT_CHUNK_HDR - PT_END_BYTES; }
 static inline uint64_t pt_chunk_data_off(const struct pt_shm *s, uint32_t i)
 { return s->chunks_off + (uint64_t)i * s->chunk_size + PT_CHUNK_HDR; }
+/* Policy FLUSH: the flusher is due once an eighth of the stream is in use.
+ * Writers test this at each chunk switch (record.c) and the flusher goes on
+ * while it holds (flusher.c); starting early leaves the other seven eighths
+ * to absorb the flusher's stalls (the kernel allocating log pages, being
+ * scheduled out). */
+static inline bool pt_flush_due(struct pt_shm *s)
+{
+    return atomic_load_explicit(&s->free_count, memory_order_relaxed) <
+           s->nchunks - s->nchunks / 8;
+}
 _Static_assert(sizeof(struct pt_slot) == 2 * PT_CACHELINE, "slot layout");
 
 #endif

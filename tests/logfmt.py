@@ -288,6 +288,71 @@ class Log:
         return bytes(out)
 
 
+# ---- the blocks of a log as written (no checks: for logs the library wrote) -----
+def _unvarint(b, i):
+    v = shift = 0
+    while True:
+        c = b[i]
+        i += 1
+        v |= (c & 0x7F) << shift
+        shift += 7
+        if c < 0x80:
+            return v, i
+
+
+def _unzigzag(v):
+    return (v >> 1) ^ -(v & 1)
+
+
+def unpack_payload(payload, anchor_ticks=0):
+    """The records of a PACKED payload (the inverse of packed_payload), as Recs
+    with absolute stamps."""
+    ts, addr, id_, i, out = u64(anchor_ticks), 0, 0, 0, []
+    while i < len(payload):
+        tag = payload[i]
+        d, i = _unvarint(payload, i + 1)
+        ts = u64(ts + _unzigzag(d))
+        if tag == 2:
+            a, i = _unvarint(payload, i)
+            out.append(anchor(ts, _unzigzag(a)))
+            continue
+        if not tag & 8:
+            id_, i = _unvarint(payload, i)
+        if tag & 16:
+            a, i = _unvarint(payload, i)
+            addr = u64(addr + _unzigzag(a))
+        n, i = _unvarint(payload, i)
+        out.append(ev(id_, ts, addr, payload[i:i + n], bool(tag & 4)))
+        i += n
+    return out
+
+
+def unpack_events(payload):
+    """The records of an EVENTS payload."""
+    out, i = [], 0
+    while i + REC_HDR <= len(payload):
+        c, id_, ts, addr, n, flags = struct.unpack_from("<IIQQII", payload, i)
+        out.append(Rec(c >> 24, id_, ts, addr, payload[i + REC_HDR:i + REC_HDR + n], flags))
+        i += c & 0xFFFFFF
+    return out
+
+
+def blocks_in_order(data, block_size=4096):
+    """The blocks of a log that never wrapped, in file order, as Blocks with
+    .recs for EVENTS and PACKED ones."""
+    out = []
+    for off in range(HDR_SIZE, len(data) - BLK_HDR + 1, block_size):
+        (magic, type_, _, seq, plen, slot, pid, _, thread, aticks,
+         ans) = struct.unpack_from("<4sHHQIIIIQQq", data, off)
+        payload = data[off + BLK_HDR:off + BLK_HDR + plen]
+        b = Block(type_, seq, payload, slot=slot, pid=pid, thread=thread,
+                  anchor_ticks=aticks, anchor_ns=ans)
+        b.recs = (unpack_payload(payload, aticks) if type_ == PACKED else
+                  unpack_events(payload) if type_ == EVENTS else [])
+        out.append(b)
+    return out
+
+
 # ---- reference reading ----------------------------------------------------------
 class Event:
     def __init__(self, id_, pid, thread, addr, ns, data, flags):

@@ -332,3 +332,76 @@ def test_until_full_log_idle_stream(tmp_path):
     assert (r["first"], r["last"]) == (0, 9), (r, sizes)
     assert (d.status["log_full"], d.status["log_overrun"]) == ("NOT_FULL", "NO_OVERRUN")
     assert max(sizes) <= 65536, "log sizes %s (after 1.5 s idle, at the end)" % sizes
+
+
+def test_stream_flush_restarts_before_empty(tmp_path):
+    """Stream FLUSH, log APPEND on a FIFO that nobody reads at first, so the flusher
+    stalls writing to it.  posix_trace_attr_getinherited.3p.txt (UNTIL_FULL, which
+    FLUSH follows): "The trace system shall restart the trace stream when it is empty
+    and may restart it sooner"; doc/semantics.md: a FLUSH stream restarts once a quarter
+    of it is free.  A 1 MiB stream (about 45,000 events in 527 chunks); 200,000 events at
+    1 per microsecond: the stream fills (SUSPENDED, FULL, OVERRUN).  Then the FIFO is
+    read: 1 s later the stream runs again; 10 more events; shutdown.  In the bytes of the
+    FIFO, block by block, the START of the restart is written before the block holding
+    the last event kept before the stop (the stream restarted with that event still in
+    it); read back with posix_trace_open, the log is still START, events 0..k-1, STOP
+    (auto = 1), OVERFLOW (exactly the 200,000 - k lost) + RESUME + START, the 10 events,
+    STOP (auto = 0)."""
+    import os
+    import subprocess
+    import threading
+    from conftest import program
+    from logfmt import blocks_in_order, PACKED, REC_EVENT
+    from test_log_common import Writer
+    fifo = str(tmp_path / "log.fifo")
+    os.mkfifo(fifo)
+    p = subprocess.Popen([program("t042_log_write"), fifo, "log=APPEND", "ssize=1048576",
+                          "start", "paced:200000:1000", "status", "w:1000", "status",
+                          "paced:10:1000", "shutdown"], stdout=subprocess.PIPE)
+    out, got, reader = [], bytearray(), None
+    try:
+        for line in p.stdout:
+            out.append(line.decode())
+            if line.startswith(b"status") and reader is None:
+                def drain():
+                    with open(fifo, "rb") as f:
+                        while True:
+                            b = f.read(65536)
+                            if not b:
+                                return
+                            got.extend(b)
+                reader = threading.Thread(target=drain, daemon=True)
+                reader.start()
+        assert p.wait(timeout=60) == 0, "".join(out)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert reader is not None, "".join(out)
+    reader.join(timeout=30)
+    assert not reader.is_alive()
+    w = Writer("".join(out))
+    s = w.statuses()
+    assert st(s[0])[:3] == ("SUSPENDED", "FULL", "OVERRUN"), s[0]
+    assert st(s[1])[:3] == ("RUNNING", "NOT_FULL", "NO_OVERRUN"), s[1]
+    path = str(tmp_path / "copy.log")
+    with open(path, "wb") as f:
+        f.write(got)
+    d = dump(path, "skipflush", "norewind")
+    check_seq_data_exact(d)
+    assert d.shape(skip_flush=True) == ["START", "run", "STOP:auto=1", "OVERFLOW", "RESUME",
+                                        "START", "run", "STOP:auto=0"], d.shape()
+    r1, r2 = d.user_runs()
+    k = r1["last"] + 1
+    assert r1["first"] == 0 and 20000 < k < 100000, r1
+    assert (r2["first"], r2["last"]) == (200000, 200009)
+    assert int(d.system()[2]["lost"]) == 200000 - k
+    # block order: the restart's START (the second START) before event k-1's block
+    blocks = blocks_in_order(bytes(got))
+    starts = [i for i, b in enumerate(blocks) if b.recs
+              for r in b.recs if r.kind == REC_EVENT and r.id == 0]
+    last_kept = [i for i, b in enumerate(blocks) if b.type == PACKED
+                 for r in b.recs if r.data[:8] == (k - 1).to_bytes(8, "little")]
+    assert len(starts) == 2 and len(last_kept) == 1, (starts, last_kept)
+    assert starts[1] < last_kept[0], (
+        "restarted only when empty: START in block %d, event %d in block %d of %d"
+        % (starts[1], k - 1, last_kept[0], len(blocks)))

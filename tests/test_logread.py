@@ -110,6 +110,13 @@ def test_packed_edge_cases(tmp_path):
         p = write(tmp_path, "edges-%d.log" % cm, log.to_bytes())
         cases.append((p, L.reference(log)))
     check_dumps(cases)
+    # the tests' own decoder (logfmt.blocks_in_order) inverts the encoder
+    data = open(cases[0][0], "rb").read()
+    got = [(r.kind, r.id, r.ts, r.addr, r.data, r.flags)
+           for b in L.blocks_in_order(data) if b.slot == 3 for r in b.recs]
+    want = [(r.kind, r.id if r.kind == L.REC_EVENT else 0, r.ts, r.addr, r.data, r.flags)
+            for r in recs + [L.ev(259, 2000, 0x20), L.anchor(2001, 17 * 10 ** 17)]]
+    assert got == want
 
 
 def test_truncated_reads(tmp_path):
