@@ -43,7 +43,7 @@ int lr_events_ok(const unsigned char *p, uint32_t n, uint32_t max_len)
 }
 
 /* An unsigned LEB128 number of at most 10 bytes at p[*k..n): 1 and *v, or 0. */
-static int varint(const unsigned char *p, uint32_t n, uint32_t *k, uint64_t *v)
+static int varint_long(const unsigned char *p, uint32_t n, uint32_t *k, uint64_t *v)
 {
     uint64_t x = 0;
     for (unsigned i = 0; i < 10; i++) {
@@ -59,6 +59,16 @@ static int varint(const unsigned char *p, uint32_t n, uint32_t *k, uint64_t *v)
         }
     }
     return 0;
+}
+
+/* Most numbers of a PACKED record take one byte: that case inline. */
+static inline int varint(const unsigned char *p, uint32_t n, uint32_t *k, uint64_t *v)
+{
+    if (*k < n && p[*k] < 0x80) {
+        *v = p[(*k)++];
+        return 1;
+    }
+    return varint_long(p, n, k, v);
 }
 
 static uint64_t unzigzag(uint64_t v)
