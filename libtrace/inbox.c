@@ -114,15 +114,20 @@ static int create_inbox(const struct pt_inbox *tmpl, int at)
     fchmod(fd, 0600);
     static union pt_inbox_mem buf; /* no malloc: this runs in fork children */
     union pt_inbox_mem *m = &buf;
-    memset(m, 0, sizeof *m);
-    if (ftruncate(fd, PT_INBOX_SIZE) != 0) {
+    if (ftruncate(fd, PT_INBOX_SIZE) != 0) { /* zeros, without pages yet */
         close(fd);
         return -1;
     }
-    if (tmpl != NULL)
+    /* a new process has no names yet: only what precedes them is written,
+     * the rest stays as ftruncate made it (no page of the memfd allocated) */
+    size_t len = tmpl != NULL ? sizeof *m : offsetof(struct pt_inbox, names);
+    if (tmpl != NULL) {
+        memset(m, 0, sizeof *m);
         m->ib = *tmpl;
-    else
+    } else {
+        memset(m, 0, len);
         memcpy(m->ib.want.b, pt_want, PT_WANT_BYTES);
+    }
     m->ib.magic = PT_INBOX_MAGIC;
     m->ib.version = 1;
     m->ib.pid = pt_pid;
@@ -130,7 +135,7 @@ static int create_inbox(const struct pt_inbox *tmpl, int at)
     m->ib.fd = fd;
     m->ib.uid = (uint32_t)getuid();
     pt_robust_init(&m->ib.lock);
-    bool ok = pwrite(fd, m, sizeof *m, 0) == (ssize_t)sizeof *m;
+    bool ok = pwrite(fd, m, len, 0) == (ssize_t)len;
     if (!ok || !map_over(fd)) {
         close(fd);
         return -1;
