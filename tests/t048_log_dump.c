@@ -35,28 +35,7 @@ static const char *pol(int p) { return tc_policy_name(p); }
 
 static void print_status(const char *label)
 {
-    struct posix_trace_status_info st;
-    memset(&st, 0x5a, sizeof st);
-    int rc = posix_trace_get_status(trid, &st);
-    if (rc != 0) {
-        printf("%s rc=%s\n", label, tc_errname(rc));
-        return;
-    }
-    printf("%s stream=%s full=%s overrun=%s flush=%s flush_error=%s log_overrun=%s "
-           "log_full=%s\n", label,
-           st.posix_stream_status == POSIX_TRACE_RUNNING ? "RUNNING" :
-           st.posix_stream_status == POSIX_TRACE_SUSPENDED ? "SUSPENDED" : "?",
-           st.posix_stream_full_status == POSIX_TRACE_FULL ? "FULL" :
-           st.posix_stream_full_status == POSIX_TRACE_NOT_FULL ? "NOT_FULL" : "?",
-           st.posix_stream_overrun_status == POSIX_TRACE_OVERRUN ? "OVERRUN" :
-           st.posix_stream_overrun_status == POSIX_TRACE_NO_OVERRUN ? "NO_OVERRUN" : "?",
-           st.posix_stream_flush_status == POSIX_TRACE_FLUSHING ? "FLUSHING" :
-           st.posix_stream_flush_status == POSIX_TRACE_NOT_FLUSHING ? "NOT_FLUSHING" : "?",
-           tc_errname(st.posix_stream_flush_error),
-           st.posix_log_overrun_status == POSIX_TRACE_OVERRUN ? "OVERRUN" :
-           st.posix_log_overrun_status == POSIX_TRACE_NO_OVERRUN ? "NO_OVERRUN" : "?",
-           st.posix_log_full_status == POSIX_TRACE_FULL ? "FULL" :
-           st.posix_log_full_status == POSIX_TRACE_NOT_FULL ? "NOT_FULL" : "?");
+    tc_print_full_status(label, trid);
 }
 
 static void print_attr(void)

@@ -50,12 +50,7 @@ static int mode_basic(int untraced_first)
     else
         xp_cmd(&t, XP_REC3, 1000);
     xp_cmd(&t, XP_DONE, 0);
-    struct xp_col c;
-    xp_col_init(&c, trid);
-    xp_collect(&c, "S", 1, 20000);
-    CHECK(posix_trace_stop(trid));
-    xp_drain(&c);
-    xp_print(&c, "S");
+    xp_read_stop_print(trid, "S", 1, 20000);
     char name[TRACE_EVENT_NAME_MAX + 1];
     print_start("S", "get_name(target's id)", posix_trace_eventid_get_name(trid, ev, name));
     printf("S target_id=%u name=%s\n", (unsigned)ev, name);
@@ -151,12 +146,7 @@ static int two_ctl_controller(struct xp_link *l, void *arg)
     trace_id_t trid = xp_create(a->target, 4 << 20, 0, 0, 0);
     CHECK(posix_trace_start(trid));
     xp_put(l->out, 1);
-    struct xp_col c;
-    xp_col_init(&c, trid);
-    xp_collect(&c, a->role, 1, 20000);
-    CHECK(posix_trace_stop(trid));
-    xp_drain(&c);
-    xp_print(&c, a->role);
+    xp_read_stop_print(trid, a->role, 1, 20000);
     CHECK(posix_trace_shutdown(trid));
     return 0;
 }
@@ -223,12 +213,7 @@ static int mode_two_filters(void)
     trace_id_t s[2] = { s1, s2 };
     const char *pfx[2] = { "S1", "S2" };
     for (int i = 0; i < 2; i++) {
-        struct xp_col c;
-        xp_col_init(&c, s[i]);
-        xp_collect(&c, pfx[i], 1, 20000);
-        CHECK(posix_trace_stop(s[i]));
-        xp_drain(&c);
-        xp_print(&c, pfx[i]);
+        xp_read_stop_print(s[i], pfx[i], 1, 20000);
         CHECK(posix_trace_shutdown(s[i]));
     }
     xp_put(t.to, 1);
@@ -283,12 +268,7 @@ static int mode_names_ctl(void)
     trace_id_t s[2] = { s1, s2 };
     const char *pfx[2] = { "S1", "S2" };
     for (int i = 0; i < 2; i++) {
-        struct xp_col c;
-        xp_col_init(&c, s[i]);
-        xp_collect(&c, pfx[i], 1, 20000);
-        CHECK(posix_trace_stop(s[i]));
-        xp_drain(&c);
-        xp_print(&c, pfx[i]);
+        xp_read_stop_print(s[i], pfx[i], 1, 20000);
         char nm[TRACE_EVENT_NAME_MAX + 1];
         trace_event_id_t ids[2] = { a1, c1 };
         for (int j = 0; j < 2 && i == 0; j++) {
@@ -372,12 +352,7 @@ static int mode_stop_start(void)
     CHECK(posix_trace_start(trid));
     xp_cmd(&t, XP_REC, 100);  /* 200..299: recorded */
     xp_cmd(&t, XP_DONE, 0);
-    struct xp_col c;
-    xp_col_init(&c, trid);
-    xp_collect(&c, "S", 1, 20000);
-    CHECK(posix_trace_stop(trid));
-    xp_drain(&c);
-    xp_print(&c, "S");
+    xp_read_stop_print(trid, "S", 1, 20000);
     CHECK(posix_trace_shutdown(trid));
     xp_finish(&t, "T");
     return 0;
@@ -471,12 +446,7 @@ static int mode_eperm(const char *t052)
         CHECK(posix_trace_start(trid));
         xp_cmd(&ta, XP_REC, 100);
         xp_cmd(&ta, XP_DONE, 0);
-        struct xp_col col;
-        xp_col_init(&col, trid);
-        xp_collect(&col, "R", 1, 10000);
-        CHECK(posix_trace_stop(trid));
-        xp_drain(&col);
-        xp_print(&col, "R");
+        xp_read_stop_print(trid, "R", 1, 10000);
         CHECK(posix_trace_shutdown(trid));
     }
     xp_finish(&ta, "TA");
@@ -508,12 +478,7 @@ static int mode_eperm_ctl(char **argv)
     CHECK(posix_trace_start(trid));
     xp_cmd(&t, XP_REC, 100);
     xp_cmd(&t, XP_DONE, 0);
-    struct xp_col col;
-    xp_col_init(&col, trid);
-    xp_collect(&col, "C", 1, 10000);
-    CHECK(posix_trace_stop(trid));
-    xp_drain(&col);
-    xp_print(&col, "C");
+    xp_read_stop_print(trid, "C", 1, 10000);
     CHECK(posix_trace_shutdown(trid));
     return 0;
 }
@@ -553,12 +518,7 @@ static int mode_einval_child(void)
     xp_print_exit("child", xp_wait(k, 20000));
     xp_cmd(&t, XP_REC, 10);
     xp_cmd(&t, XP_DONE, 0);
-    struct xp_col c;
-    xp_col_init(&c, trid);
-    xp_collect(&c, "S", 1, 20000);
-    CHECK(posix_trace_stop(trid));
-    xp_drain(&c);
-    xp_print(&c, "S");
+    xp_read_stop_print(trid, "S", 1, 20000);
     CHECK(posix_trace_shutdown(trid));
     xp_finish(&t, "T");
     return 0;
@@ -623,12 +583,7 @@ static void phase_read(const char *pfx, const struct xp_proc *t, int rec3)
     CHECK(posix_trace_start(trid));
     xp_cmd(t, rec3 ? XP_REC3 : XP_REC, 1000);
     xp_cmd(t, XP_DONE, 0);
-    struct xp_col c;
-    xp_col_init(&c, trid);
-    xp_collect(&c, pfx, 1, 20000);
-    CHECK(posix_trace_stop(trid));
-    xp_drain(&c);
-    xp_print(&c, pfx);
+    xp_read_stop_print(trid, pfx, 1, 20000);
     CHECK(posix_trace_shutdown(trid));
 }
 

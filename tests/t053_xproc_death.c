@@ -130,18 +130,24 @@ static trace_id_t named_stream(pid_t target)
     return trid;
 }
 
-static int ctl_reader(struct xp_link *l, void *arg)
+/* Start trid and read it until 1000 "tick" events came: *rc, xp_collect's. */
+static int read_1000_ticks(trace_id_t trid, const char *pfx, int *rc)
 {
-    pid_t target = *(pid_t *)arg;
-    trace_id_t trid = named_stream(target);
     CHECK(posix_trace_start(trid));
     struct xp_col c;
     long want = 1000;
     xp_col_init(&c, trid);
     c.hook = count_ticks_hook;
     c.hook_arg = &want;
-    int rc = xp_collect(&c, "C", 1, 20000);
-    xp_put(l->out, rc == 0 && want <= 0);
+    *rc = xp_collect(&c, pfx, 1, 20000);
+    return want <= 0;
+}
+
+static int ctl_reader(struct xp_link *l, void *arg)
+{
+    int rc;
+    int seen = read_1000_ticks(named_stream(*(pid_t *)arg), "C", &rc);
+    xp_put(l->out, rc == 0 && seen);
     for (;;)
         pause(); /* killed here */
     return 0;
@@ -151,14 +157,9 @@ static int ctl_reader(struct xp_link *l, void *arg)
 static void retrace(const struct xp_proc *t)
 {
     trace_id_t trid = xp_create(t->pid, 4 << 20, 0, 0, 0);
-    CHECK(posix_trace_start(trid));
-    struct xp_col c;
-    long want = 1000;
-    xp_col_init(&c, trid);
-    c.hook = count_ticks_hook;
-    c.hook_arg = &want;
-    int rc = xp_collect(&c, "M", 1, 20000);
-    printf("M retrace read1000=%d rc=%s\n", want <= 0, tc_errname(rc));
+    int rc;
+    int seen = read_1000_ticks(trid, "M", &rc);
+    printf("M retrace read1000=%d rc=%s\n", seen, tc_errname(rc));
     CHECK(posix_trace_shutdown(trid));
 }
 
@@ -195,16 +196,9 @@ static int mode_kill_ctl(void)
 /* ---- exec of the controller ---- */
 static int ctl_exec(struct xp_link *l, void *arg)
 {
-    pid_t target = *(pid_t *)arg;
-    trace_id_t trid = named_stream(target);
-    CHECK(posix_trace_start(trid));
-    struct xp_col c;
-    long want = 1000;
-    xp_col_init(&c, trid);
-    c.hook = count_ticks_hook;
-    c.hook_arg = &want;
-    int rc = xp_collect(&c, "C", 1, 20000);
-    xp_put(l->out, rc == 0 && want <= 0);
+    int rc;
+    int seen = read_1000_ticks(named_stream(*(pid_t *)arg), "C", &rc);
+    xp_put(l->out, rc == 0 && seen);
     xp_get(l->in, 20000, "exec");
     fflush(stdout);
     execl("/bin/true", "true", (char *)NULL);
@@ -290,12 +284,7 @@ static int mode_kill_ctl_otheruser(void)
     CHECK(posix_trace_start(trid));
     xp_cmd(&t, XP_REC, 100);
     xp_cmd(&t, XP_DONE, 0);
-    struct xp_col col;
-    xp_col_init(&col, trid);
-    xp_collect(&col, "M", 1, 20000);
-    CHECK(posix_trace_stop(trid));
-    xp_drain(&col);
-    xp_print(&col, "M");
+    xp_read_stop_print(trid, "M", 1, 20000);
     CHECK(posix_trace_shutdown(trid));
     printf("shm_mine_after_shutdown=%d\n", count_shm_of(getpid()));
     xp_finish(&t, "T");

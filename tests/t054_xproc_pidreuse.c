@@ -93,12 +93,7 @@ int main(void)
     CHECK(posix_trace_start(r));
     xp_cmd(&b, XP_REC, 100);
     xp_cmd(&b, XP_DONE, 0);
-    struct xp_col cr;
-    xp_col_init(&cr, r);
-    xp_collect(&cr, "R", 1, 20000);
-    CHECK(posix_trace_stop(r));
-    xp_drain(&cr);
-    xp_print(&cr, "R");
+    xp_read_stop_print(r, "R", 1, 20000);
     CHECK(posix_trace_shutdown(r));
 
     CHECK(posix_trace_stop(s));

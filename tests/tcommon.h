@@ -203,6 +203,40 @@ static inline void tc_print_status(const char *label, trace_id_t trid)
            st.posix_stream_overrun_status == POSIX_TRACE_NO_OVERRUN ? "NO_OVERRUN" : "?");
 }
 
+static inline const char *tc_full_name(int v)
+{
+    return v == POSIX_TRACE_FULL ? "FULL" : v == POSIX_TRACE_NOT_FULL ? "NOT_FULL" : "?";
+}
+
+static inline const char *tc_overrun_name(int v)
+{
+    return v == POSIX_TRACE_OVERRUN ? "OVERRUN" : v == POSIX_TRACE_NO_OVERRUN ? "NO_OVERRUN"
+                                                                           : "?";
+}
+
+/* Every field of posix_trace_get_status (the Trace Log option's too). */
+static inline void tc_print_full_status(const char *label, trace_id_t trid)
+{
+    struct posix_trace_status_info st;
+    memset(&st, 0x5a, sizeof st);
+    int rc = posix_trace_get_status(trid, &st);
+    if (rc != 0) {
+        printf("%s rc=%s\n", label, tc_errname(rc));
+        return;
+    }
+    printf("%s stream=%s full=%s overrun=%s flush=%s flush_error=%s log_overrun=%s "
+           "log_full=%s\n", label,
+           st.posix_stream_status == POSIX_TRACE_RUNNING ? "RUNNING" :
+           st.posix_stream_status == POSIX_TRACE_SUSPENDED ? "SUSPENDED" : "?",
+           tc_full_name(st.posix_stream_full_status),
+           tc_overrun_name(st.posix_stream_overrun_status),
+           st.posix_stream_flush_status == POSIX_TRACE_FLUSHING ? "FLUSHING" :
+           st.posix_stream_flush_status == POSIX_TRACE_NOT_FLUSHING ? "NOT_FLUSHING" : "?",
+           tc_errname(st.posix_stream_flush_error),
+           tc_overrun_name(st.posix_log_overrun_status),
+           tc_full_name(st.posix_log_full_status));
+}
+
 /* ---- event sets ---- */
 #define TC_MAX_EVENT_ID 1280u   /* doc/semantics.md: valid ids are 0..1280 */
 

@@ -573,6 +573,20 @@ static inline void xp_print(struct xp_col *c, const char *pfx)
     printf("%s lost=%ld foreign=%ld end\n", pfx, c->lost, c->foreign);
 }
 
+/* The usual end of a stream's reading: until ndone_want "done" events (or
+ * timeout_ms), posix_trace_stop, what is left, then the counts printed
+ * under pfx. */
+static inline void xp_read_stop_print(trace_id_t trid, const char *pfx, int ndone_want,
+                                      int timeout_ms)
+{
+    struct xp_col c;
+    xp_col_init(&c, trid);
+    xp_collect(&c, pfx, ndone_want, timeout_ms);
+    CHECK(posix_trace_stop(trid));
+    xp_drain(&c);
+    xp_print(&c, pfx);
+}
+
 /* ---- /dev/shm ---- */
 #define XP_SHM_MAX 512
 
