@@ -411,15 +411,12 @@ static struct pt_shm *open_stream(const struct pt_inbox_ent *e, size_t *size)
     if (fd < 0)
         return NULL;
     struct stat st;
-    struct pt_shm *s = MAP_FAILED;
-    if (fstat(fd, &st) == 0 && (uint64_t)st.st_size == e->size &&
-        (e->ctrl_fd >= 0 || (st.st_uid == getuid() && (st.st_mode & 077) == 0)) &&
-        e->size >= sizeof(struct pt_shm) && e->size <= ((uint64_t)1 << 40))
-        s = mmap(NULL, e->size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    if (s == MAP_FAILED)
+    struct pt_shm *s = pt_map_whole(fd, e->size, PROT_READ | PROT_WRITE, &st);
+    if (s == NULL)
         return NULL;
-    if (s->magic != PT_SHM_MAGIC || s->version != PT_SHM_VERSION || s->key != e->key ||
+    if (e->size < sizeof(struct pt_shm) ||
+        (e->ctrl_fd < 0 && (st.st_uid != getuid() || (st.st_mode & 077) != 0)) ||
+        s->magic != PT_SHM_MAGIC || s->version != PT_SHM_VERSION || s->key != e->key ||
         s->total_size != e->size || s->nslots != PT_NSLOTS ||
         atomic_load(&s->state) == PT_ST_SHUTDOWN ||
         !pt_proc_alive((pid_t)e->ctrl_pid, e->ctrl_start)) {
@@ -447,12 +444,8 @@ static const int *map_alive(const struct pt_inbox_ent *e, struct pt_shm *s)
     }
     if (fd < 0)
         return NULL;
-    struct stat st;
-    void *p = MAP_FAILED;
-    if (fstat(fd, &st) == 0 && st.st_size == 4096)
-        p = mmap(NULL, 4096, PROT_READ, MAP_SHARED, fd, 0);
-    close(fd);
-    return p == MAP_FAILED ? NULL : (const int *)((const char *)p + offsetof(pthread_mutex_t, __data.__lock));
+    const char *p = pt_map_whole(fd, 4096, PROT_READ, NULL);
+    return p == NULL ? NULL : (const int *)(p + offsetof(pthread_mutex_t, __data.__lock));
 }
 
 static void unmap_alive(int i)

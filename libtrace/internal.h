@@ -220,6 +220,8 @@ void pt_shm_cleanup_stale(void);
 void pt_shm_alive_name(uint32_t ctrl_pid, uint64_t ctrl_start, char *buf, size_t n);
 int  pt_shm_privatize(struct pt_shm *s, int fd);
 int  pt_robust_init(pthread_mutex_t *m);
+struct stat;
+void *pt_map_whole(int fd, uint64_t size, int prot, struct stat *st);
 void pt_shm_unmap(struct pt_shm *s, size_t size);
 /* The data a record may carry: max-data-size, and system events' data. */
 static inline size_t pt_max_data_of(size_t user_max)

@@ -23,17 +23,12 @@ int pt_remote_open_inbox(pid_t pid, uint64_t start, int fdno, struct pt_inbox **
     int fd = open(path, O_RDWR | O_CLOEXEC);
     if (fd < 0)
         return errno == EACCES || errno == EPERM ? EPERM : ESRCH;
-    struct stat st;
-    void *p = MAP_FAILED;
-    if (fstat(fd, &st) == 0 && st.st_size == PT_INBOX_SIZE)
-        p = mmap(NULL, PT_INBOX_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-    close(fd);
-    if (p == MAP_FAILED)
+    struct pt_inbox *ib = pt_map_whole(fd, PT_INBOX_SIZE, PROT_READ | PROT_WRITE, NULL);
+    if (ib == NULL)
         return ESRCH;
-    struct pt_inbox *ib = p;
     if (ib->magic != PT_INBOX_MAGIC || ib->version != 1 || ib->pid != (uint32_t)pid ||
         (start != 0 && ib->start != start)) {
-        munmap(p, PT_INBOX_SIZE);
+        munmap(ib, PT_INBOX_SIZE);
         return ESRCH;
     }
     *out = ib;

@@ -7,6 +7,7 @@
 #include <fcntl.h>
 #include <sys/mman.h>
 #include <sys/random.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #define PT_PAGE 4096u
@@ -40,6 +41,23 @@ void pt_geometry(const trace_attr_t *a, struct pt_geometry *g)
     uint64_t slots = align_up((uint64_t)PT_NSLOTS * sizeof(struct pt_slot), PT_CACHELINE);
     uint64_t names = align_up((uint64_t)PT_ID_SPACE * sizeof(struct pt_name), PT_PAGE);
     g->total = align_up(hdr + slots, PT_PAGE) + names + (uint64_t)g->nchunks * cs;
+}
+
+/* Maps all of fd, shared, if it is exactly `size` bytes, and closes fd either
+ * way: the mapping, or NULL. *st (may be NULL) gets fd's status, for the
+ * caller's further checks. Inboxes, streams and alive pages of other
+ * processes come this way: their size is checked before anything is read. */
+void *pt_map_whole(int fd, uint64_t size, int prot, struct stat *st)
+{
+    struct stat sb;
+    void *p = MAP_FAILED;
+    if (fstat(fd, &sb) == 0 && (uint64_t)sb.st_size == size && size != 0 &&
+        size <= ((uint64_t)1 << 40))
+        p = mmap(NULL, size, prot, MAP_SHARED, fd, 0);
+    close(fd);
+    if (st != NULL)
+        *st = sb;
+    return p == MAP_FAILED ? NULL : p;
 }
 
 /* A process-shared robust mutex (stream names, inboxes, the alive page). */
