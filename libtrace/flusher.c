@@ -384,51 +384,33 @@ static void drain_slot(struct pt_handle *h, struct pt_flush *f, uint32_t i, bool
     }
 }
 
+/* A system event of this flush (gaps.c): `when` is its stamp in ticks. */
+static void put_sys(struct pt_handle *h, trace_event_id_t id, uint64_t when, const void *d,
+                    uint32_t len)
+{
+    add_sys(h->log, id, when, d, len);
+}
+
 /* Losses, internal errors, and the stop and restart of a full stream
- * (`drained`: it may restart). */
+ * (`drained`: it may restart). A stream that is full reports its losses at
+ * its restart. */
 static void system_events(struct pt_handle *h, struct pt_flush *f, bool drained)
 {
     struct pt_shm *s = h->shm;
-    uint32_t err = atomic_exchange(&s->error_pending, 0);
     uint64_t now = now_ticks(s);
-    if (err != 0) {
-        int e = (int)err;
-        add_sys(f, POSIX_TRACE_ERROR, now, &e, sizeof e);
-    }
     uint32_t st = atomic_load(&s->state);
     if (st == PT_ST_FULL && !h->stop_reported) {
         int aut = 1;
         add_sys(f, POSIX_TRACE_STOP, atomic_load(&s->full_ts), &aut, sizeof aut);
         h->stop_reported = 1;
     }
-    uint32_t full = PT_ST_FULL;
-    uint64_t lost_before = atomic_load(&s->lost);
-    bool restart = st == PT_ST_FULL && drained && !pt_logw_status(f->w)->stopped &&
-                   atomic_compare_exchange_strong(&s->state, &full, PT_ST_RUNNING);
-    uint64_t lost = lost_before;
-    if (restart) {
-        pt_quiesce_writers(); /* writers that saw FULL have counted their loss */
-        /* the losses are this gap's, or, if the stream filled again meanwhile,
-         * those counted before it did */
-        lost = atomic_load(&s->state) != PT_ST_FULL ? atomic_load(&s->lost)
-                                                    : atomic_load(&s->full_lost);
+    if (st == PT_ST_FULL) {
+        if (drained && !pt_logw_status(f->w)->stopped)
+            pt_restart_full(h, put_sys, now);
     } else {
-        lost = atomic_load(&s->lost);
-        /* a stream that filled meanwhile reports these losses at its restart */
-        if (atomic_load(&s->state) == PT_ST_FULL)
-            lost = h->lost_reported;
-    }
-    if (lost > h->lost_reported && (st != PT_ST_FULL || restart)) {
-        uint64_t n = lost - h->lost_reported;
-        h->lost_reported = lost;
-        add_sys(f, POSIX_TRACE_OVERFLOW, now, &n, sizeof n);
-        add_sys(f, POSIX_TRACE_RESUME, now, NULL, 0);
-    }
-    if (restart) {
-        trace_event_set_t fs;
-        pt_stream_filter(s, &fs);
-        add_sys(f, POSIX_TRACE_START, now, &fs, sizeof fs);
-        h->stop_reported = 0;
+        uint64_t lost = atomic_load(&s->lost);
+        if (atomic_load(&s->state) != PT_ST_FULL) /* else: at its restart */
+            pt_report_losses(h, put_sys, now, lost);
     }
 }
 

@@ -323,6 +323,17 @@ void pt_handle_wait_last(struct pt_handle *h);
 void pt_handle_destroy(struct pt_handle *h);      /* after shutdown logic */
 int  pt_handle_count(void);
 
+/* ---- gaps.c: losses and full-stream restarts (reader and flusher) ---- */
+/* Where a reporter puts one system event; `when` is its own kind of stamp. */
+typedef void pt_sys_put(struct pt_handle *h, trace_event_id_t id, uint64_t when, const void *d,
+                        uint32_t len);
+/* ERROR for a pending internal error, then OVERFLOW (the count) and RESUME
+ * for the losses counted up to `lost` not reported yet. */
+void pt_report_losses(struct pt_handle *h, pt_sys_put *put, uint64_t when, uint64_t lost);
+/* Restarts a FULL stream (false: it was not full): the gap's losses, then
+ * START with the filter. */
+bool pt_restart_full(struct pt_handle *h, pt_sys_put *put, uint64_t when);
+
 /* ---- chain.c: following a writer slot's chain (reader and flusher) ---- */
 void pt_chain_error(struct pt_handle *h, uint32_t err);
 void pt_chain_follow(struct pt_rslot *r, uint64_t rh);

@@ -13,6 +13,7 @@ libtrace_libposixtrace_la_SOURCES = \
 	libtrace/process.c \
 	libtrace/record.c \
 	libtrace/chain.c \
+	libtrace/gaps.c \
 	libtrace/reader.c \
 	libtrace/handle.c \
 	libtrace/stream.c \

@@ -252,33 +252,21 @@ static void deliver_synth(struct pt_handle *h, struct posix_trace_event_info *ev
     *len = n;
 }
 
-/* Losses and internal errors not yet reported become events at ns. */
-static void queue_losses_upto(struct pt_handle *h, int64_t ns, uint64_t lost);
-
-static void queue_losses(struct pt_handle *h, int64_t ns)
+/* A system event to deliver (gaps.c): `when` is its CLOCK_REALTIME ns. */
+static void put_synth(struct pt_handle *h, trace_event_id_t id, uint64_t when, const void *d,
+                      uint32_t len)
 {
-    queue_losses_upto(h, ns, atomic_load(&h->shm->lost));
+    push_synth(h, id, (int64_t)when, d, len);
 }
 
-/* Report the losses counted up to `lost` (and a pending internal error). */
-static void queue_losses_upto(struct pt_handle *h, int64_t ns, uint64_t lost)
+/* Losses and internal errors not yet reported become events at ns. */
+static void queue_losses(struct pt_handle *h, int64_t ns)
 {
-    struct pt_shm *s = h->shm;
-    uint32_t err = atomic_exchange(&s->error_pending, 0);
-    if (err != 0) {
-        int e = (int)err;
-        push_synth(h, POSIX_TRACE_ERROR, ns, &e, sizeof e);
-    }
-    if (lost > h->lost_reported) {
-        uint64_t n = lost - h->lost_reported;
-        h->lost_reported = lost;
-        push_synth(h, POSIX_TRACE_OVERFLOW, ns, &n, sizeof n);
-        push_synth(h, POSIX_TRACE_RESUME, ns, NULL, 0);
-    }
+    pt_report_losses(h, put_synth, (uint64_t)ns, atomic_load(&h->shm->lost));
 }
 
 /* UNTIL_FULL: report the stop, and restart once everything was read. */
-static void handle_full(struct pt_handle *h, bool drained)
+static void handle_full(struct pt_handle *h)
 {
     struct pt_shm *s = h->shm;
     if (!h->stop_reported) {
@@ -288,20 +276,7 @@ static void handle_full(struct pt_handle *h, bool drained)
         h->stop_reported = 1;
         return;
     }
-    if (!drained)
-        return;
-    uint32_t full = PT_ST_FULL;
-    if (!atomic_compare_exchange_strong(&s->state, &full, PT_ST_RUNNING))
-        return;
-    pt_quiesce_writers(); /* writers that saw FULL have counted their loss */
-    h->stop_reported = 0;
-    int64_t ns = pt_realtime_ns();
-    /* this gap's losses: all so far, or those before the stream filled again */
-    queue_losses_upto(h, ns, atomic_load(&s->state) != PT_ST_FULL ? atomic_load(&s->lost)
-                                                                 : atomic_load(&s->full_lost));
-    trace_event_set_t f;
-    pt_stream_filter(s, &f);
-    push_synth(h, POSIX_TRACE_START, ns, &f, sizeof f);
+    pt_restart_full(h, put_synth, (uint64_t)pt_realtime_ns());
 }
 
 /* One attempt: 1 = an event was reported, 0 = none available now. */
@@ -358,7 +333,7 @@ static int try_read(struct pt_handle *h, struct posix_trace_event_info *ev, void
         if (pending > 0)
             continue; /* stamped after `now`: look again */
         if (st == PT_ST_FULL)
-            handle_full(h, true);
+            handle_full(h);
         else if (atomic_load(&s->lost) > h->lost_reported || atomic_load(&s->error_pending))
             queue_losses(h, pt_realtime_ns());
         if (h->nsynth > h->synth_pos)

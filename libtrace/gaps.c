@@ -1,0 +1,48 @@
+/*
+ * Losses and the restart of a full stream, as a reader (reader.c) and the
+ * log flusher (flusher.c) report them. Both put the same system events in
+ * the same order; only where they go differs (the reader's queue of events
+ * to deliver, stamped in ns; the flusher's block of system events, stamped
+ * in ticks), so the stamp is the caller's and passes through as it is.
+ *
+ * Pages: posix_trace_attr_getinherited.3p.txt (UNTIL_FULL: "The trace
+ * system shall restart the trace stream when it is empty and may restart it
+ * sooner. A POSIX_TRACE_START trace event shall be reported before reporting
+ * the next recorded trace event"); trace.h.0p.txt (POSIX_TRACE_OVERFLOW,
+ * POSIX_TRACE_RESUME, POSIX_TRACE_ERROR). Choices: doc/semantics.md.
+ */
+#include "internal.h"
+
+void pt_report_losses(struct pt_handle *h, pt_sys_put *put, uint64_t when, uint64_t lost)
+{
+    struct pt_shm *s = h->shm;
+    uint32_t err = atomic_exchange(&s->error_pending, 0);
+    if (err != 0) {
+        int e = (int)err;
+        put(h, POSIX_TRACE_ERROR, when, &e, sizeof e);
+    }
+    if (lost > h->lost_reported) {
+        uint64_t n = lost - h->lost_reported;
+        h->lost_reported = lost;
+        put(h, POSIX_TRACE_OVERFLOW, when, &n, sizeof n);
+        put(h, POSIX_TRACE_RESUME, when, NULL, 0);
+    }
+}
+
+bool pt_restart_full(struct pt_handle *h, pt_sys_put *put, uint64_t when)
+{
+    struct pt_shm *s = h->shm;
+    uint32_t full = PT_ST_FULL;
+    if (!atomic_compare_exchange_strong(&s->state, &full, PT_ST_RUNNING))
+        return false;
+    pt_quiesce_writers(); /* writers that saw FULL have counted their loss */
+    h->stop_reported = 0;
+    /* this gap's losses: all so far, or those before the stream filled again */
+    pt_report_losses(h, put, when,
+                     atomic_load(&s->state) != PT_ST_FULL ? atomic_load(&s->lost)
+                                                          : atomic_load(&s->full_lost));
+    trace_event_set_t f;
+    pt_stream_filter(s, &f);
+    put(h, POSIX_TRACE_START, when, &f, sizeof f);
+    return true;
+}
