@@ -481,8 +481,9 @@ static void discard_all(struct pt_handle *h, struct pt_flush *f, bool partial)
 
 /* A full stream may restart once this much of it is free: "The trace system
  * shall restart the trace stream when it is empty and may restart it sooner"
- * (posix_trace_attr_getstreamfullpolicy); sooner, so that a flusher stalled
- * for a while loses a quarter of the stream's events, not all of them. */
+ * (posix_trace_attr_getinherited.3p.txt, stream-full-policy UNTIL_FULL, which
+ * FLUSH follows); sooner, so that a flusher stalled for a while costs the
+ * events recorded until a quarter is free, not a whole stream's worth. */
 static bool quarter_free(struct pt_shm *s)
 {
     return atomic_load_explicit(&s->free_count, memory_order_relaxed) >= s->nchunks / 4;
@@ -572,7 +573,7 @@ static void *flusher_main(void *arg)
         if (partial)
             last_partial = now;
         if (atomic_load(&s->state) == PT_ST_FULL)
-            partial = true; /* read everything: the stream restarts when empty */
+            partial = true; /* open chunks too; it restarts once a quarter is free */
         flush_run(h, partial, false, look_budget(s));
         if (f->moved != 0 && pt_flush_due(s))
             continue; /* still busy: go again without sleeping */
