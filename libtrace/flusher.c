@@ -41,6 +41,7 @@ struct pt_flush {
     uint64_t batch_events;      /* events in the batch not yet written */
     uint32_t moved;             /* fragments of slots in this flush */
     uint32_t budget;            /* chunks this flush may still follow */
+    uint32_t first_slot;        /* where the next flush starts (round robin) */
     struct pt_pack pk;          /* the PACKED block being filled */
     unsigned char *scratch;     /* LOOP: a fragment copied before packing */
 };
@@ -460,8 +461,13 @@ static void drain_all(struct pt_handle *h, struct pt_flush *f, bool partial, uin
     pt_reap_dead_writers(h);
     f->budget = budget;
     uint32_t hwm = atomic_load(&h->shm->slots_hwm);
-    for (uint32_t i = 0; i < hwm && i < PT_NSLOTS; i++)
-        drain_slot(h, f, i, partial, lost);
+    if (hwm > PT_NSLOTS)
+        hwm = PT_NSLOTS;
+    /* each flush starts one slot further, so that a budget spent on one
+     * fast writer's chain is not always spent before the same others */
+    uint32_t first = hwm != 0 ? f->first_slot++ % hwm : 0;
+    for (uint32_t k = 0; k < hwm; k++)
+        drain_slot(h, f, (first + k) % hwm, partial, lost);
     pack_close(f);
 }
 
