@@ -86,7 +86,7 @@ static int load_names(struct pt_logr *l, const struct lr_block *all, size_t n)
     for (size_t i = 0; i < n; i++) {
         if (all[i].type != LR_NAMES)
             continue;
-        if (lr_read_block(l, &all[i], &buf, &cap) != 0) {
+        if (lr_read_block(l, &all[i], &buf, &cap, true) != 0) {
             lr_note_bad(l, all[i].off); /* changed since the scan */
             continue;
         }
@@ -113,7 +113,7 @@ static int load_status(struct pt_logr *l, const struct lr_block *all, size_t n)
     for (size_t i = n; i-- > 0;) {
         if (all[i].type != LR_STATUS)
             continue;
-        if (lr_read_block(l, &all[i], &buf, &cap) == 0 &&
+        if (lr_read_block(l, &all[i], &buf, &cap, true) == 0 &&
             lr_status_parse(buf + LR_BLK_HDR, all[i].plen, &l->st) == 0)
             break;
         lr_note_bad(l, all[i].off); /* changed since the scan */

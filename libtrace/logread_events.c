@@ -66,12 +66,16 @@ int lr_events_index(struct pt_logr *l, const struct lr_block *all, size_t n)
     return 0;
 }
 
-/* Loads the first block from index i on that reads back intact; 0 if none. */
+/* Loads the first block from index i on that reads back intact; 0 if none.
+ * The scan decoded its payload whole; read back with the same checksum, it
+ * is that payload, so it is not decoded twice here: cur_next decodes it, with
+ * every check, and stops at a record that fails them (only a file changed
+ * since the scan that kept the block's XXH3 could have one). */
 static int cur_load(struct pt_logr *l, struct lr_cursor *c, size_t i)
 {
     for (; i < c->end; i++) {
         const struct lr_block *b = &l->ev[i];
-        if (lr_read_block(l, b, &c->buf, &c->cap) != 0) {
+        if (lr_read_block(l, b, &c->buf, &c->cap, false) != 0) {
             lr_note_bad(l, b->off); /* changed since the scan, or no memory */
             continue;
         }
@@ -89,7 +93,7 @@ static int cur_load(struct pt_logr *l, struct lr_cursor *c, size_t i)
 }
 
 /* Moves c onto its next event (from c->off on, past anchors): 1, or 0 at
- * the end of the slot. Payloads were checked by lr_read_block. */
+ * the end of the slot. */
 static int cur_next(struct pt_logr *l, struct lr_cursor *c)
 {
     for (;;) {
@@ -99,7 +103,8 @@ static int cur_next(struct pt_logr *l, struct lr_cursor *c)
             uint32_t size = c->type == LR_PACKED
                                 ? lr_packed_rec(r, left, l->max_len, &c->ps, &c->rec)
                                 : lr_raw_rec(r, left, l->max_len, &c->rec);
-            if (size == 0) { /* cannot happen: checked when loaded */
+            if (size == 0) { /* not as the scan found it: the rest is skipped */
+                lr_note_bad(l, l->ev[c->blk].off);
                 c->off = c->plen;
                 break;
             }

@@ -6,6 +6,7 @@
 #ifndef PT_LOGREAD_INT_H
 #define PT_LOGREAD_INT_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 #include <string.h>
@@ -124,7 +125,7 @@ int  lr_header_parse(const unsigned char *p, struct lr_header *h);
 int  lr_scan(struct pt_logr *l, uint64_t fsize, struct lr_block **all, size_t *n);
 void lr_note_bad(struct pt_logr *l, uint64_t off);
 int  lr_read_block(const struct pt_logr *l, const struct lr_block *b, unsigned char **buf,
-                   size_t *cap);
+                   size_t *cap, bool payload);
 int  lr_events_ok(const unsigned char *p, uint32_t n, uint32_t max_len);
 int  lr_packed_ok(const unsigned char *p, uint32_t n, uint32_t max_len);
 uint32_t lr_raw_rec(const unsigned char *p, uint32_t n, uint32_t max_len, struct lr_rec *r);

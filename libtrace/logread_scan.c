@@ -113,9 +113,10 @@ static int payload_ok(const struct pt_logr *l, uint32_t type, const unsigned cha
 }
 
 /* Decodes and checks the block of B bytes (fewer: avail) at b, file offset
- * off. 1: valid, *out filled (b's header is clobbered); 0: invalid. */
+ * off, its payload too when `payload`. 1: valid, *out filled (b's header is
+ * clobbered); 0: invalid. */
 static int block_check(const struct pt_logr *l, unsigned char *b, size_t avail, uint64_t off,
-                       struct lr_block *out)
+                       bool payload, struct lr_block *out)
 {
     if (avail < LR_BLK_HDR || memcmp(b, "PXBK", 4) != 0)
         return 0;
@@ -130,7 +131,8 @@ static int block_check(const struct pt_logr *l, unsigned char *b, size_t avail, 
         return 0;
     if (lr_is_events(k.type) && k.slot > 255 && k.slot != LR_SLOT_SYS)
         return 0;
-    if (block_sum(b, k.plen) != k.sum || !payload_ok(l, k.type, b + LR_BLK_HDR, k.plen))
+    if (block_sum(b, k.plen) != k.sum ||
+        (payload && !payload_ok(l, k.type, b + LR_BLK_HDR, k.plen)))
         return 0;
     *out = k;
     return 1;
@@ -183,7 +185,7 @@ static int scan_chunk(struct pt_logr *l, unsigned char *buf, size_t got, uint64_
         uint64_t off = LR_HDR_SIZE + (pos + j) * B;
         size_t have = got > j * B ? got - j * B : 0;
         struct lr_block k;
-        if (have >= B && block_check(l, buf + j * B, B, off, &k)) {
+        if (have >= B && block_check(l, buf + j * B, B, off, true, &k)) {
             if (vec_push(v, &k) != 0)
                 return ENOMEM;
         } else {
@@ -225,7 +227,7 @@ int lr_scan(struct pt_logr *l, uint64_t fsize, struct lr_block **all, size_t *n)
  * is still the block the scan found (same header fields and checksum) and
  * its payload still parses; else EIO (the file changed), or ENOMEM. */
 int lr_read_block(const struct pt_logr *l, const struct lr_block *b, unsigned char **buf,
-                  size_t *cap)
+                  size_t *cap, bool payload)
 {
     size_t need = LR_BLK_HDR + (size_t)b->plen;
     if (*cap < need) {
@@ -237,7 +239,7 @@ int lr_read_block(const struct pt_logr *l, const struct lr_block *b, unsigned ch
     }
     struct lr_block k;
     size_t got = pread_full(l->fd, *buf, need, b->off);
-    if (got != need || !block_check(l, *buf, need, b->off, &k) || k.seq != b->seq ||
+    if (got != need || !block_check(l, *buf, need, b->off, payload, &k) || k.seq != b->seq ||
         k.sum != b->sum || k.plen != b->plen || k.type != b->type || k.slot != b->slot)
         return EIO;
     return 0;
