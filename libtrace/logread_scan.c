@@ -224,8 +224,9 @@ int lr_scan(struct pt_logr *l, uint64_t fsize, struct lr_block **all, size_t *n)
 }
 
 /* Reads block b again (header and payload) into *buf, growing it: 0 when it
- * is still the block the scan found (same header fields and checksum) and
- * its payload still parses; else EIO (the file changed), or ENOMEM. */
+ * is still the block the scan found (same header fields and checksum) and,
+ * with `payload`, its payload still parses; else EIO (the file changed), or
+ * ENOMEM. */
 int lr_read_block(const struct pt_logr *l, const struct lr_block *b, unsigned char **buf,
                   size_t *cap, bool payload)
 {
