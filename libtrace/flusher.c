@@ -41,6 +41,8 @@ struct pt_flush {
     uint64_t batch_events;      /* events in the batch not yet written */
     uint32_t moved;             /* fragments of slots in this flush */
     uint32_t budget;            /* chunks this flush may still follow */
+    uint64_t seq_limit;         /* chunks begun before this flush: seq below it */
+    bool cut;                   /* the budget or the limit stopped a chain */
     uint32_t first_slot;        /* where the next flush starts (round robin) */
     struct pt_pack pk;          /* the PACKED block being filled */
     unsigned char *scratch;     /* LOOP: a fragment copied before packing */
@@ -371,8 +373,15 @@ static void drain_slot(struct pt_handle *h, struct pt_flush *f, uint32_t i, bool
             return;
         }
         uint32_t next = atomic_load_explicit(&ch->next, memory_order_acquire);
-        if (next == PT_NONE || next >= s->nchunks || f->budget == 0)
+        if (next == PT_NONE || next >= s->nchunks)
             return;
+        /* a flush takes what the stream held when it began: a chunk begun
+         * since is the next flush's (else chasing a writer as fast as the
+         * flusher would never end) */
+        if (f->budget == 0 || (int64_t)(pt_chunk(s, next)->seq - f->seq_limit) >= 0) {
+            f->cut = true;
+            return;
+        }
         f->budget--;
         uint64_t nrh = (((r->rhead >> 32) + 1) << 32) | next;
         uint64_t expect = r->rhead;
@@ -460,6 +469,8 @@ static void drain_all(struct pt_handle *h, struct pt_flush *f, bool partial, uin
 {
     pt_reap_dead_writers(h);
     f->budget = budget;
+    f->seq_limit = atomic_load(&h->shm->chunk_seq);
+    f->cut = false;
     uint32_t hwm = atomic_load(&h->shm->slots_hwm);
     if (hwm > PT_NSLOTS)
         hwm = PT_NSLOTS;
@@ -496,8 +507,9 @@ static bool quarter_free(struct pt_shm *s)
 }
 
 /* One flush. `partial`: also the open chunks' committed records; `marked`:
- * an explicit flush, framed by FLUSH_START and FLUSH_STOP; it follows at
- * most `budget` chunks from one to the next. */
+ * an explicit flush, framed by FLUSH_START and FLUSH_STOP. It takes the
+ * chunks begun before it started, following at most `budget` of them from
+ * one to the next. */
 static int flush_run(struct pt_handle *h, bool partial, bool marked, uint32_t budget)
 {
     struct pt_flush *f = h->log;
@@ -520,7 +532,7 @@ static int flush_run(struct pt_handle *h, bool partial, bool marked, uint32_t bu
         h->lost_reported += lost_full;
         f->dropped = 0;
     } else {
-        system_events(h, f, partial && (f->budget != 0 || quarter_free(s)));
+        system_events(h, f, partial && (!f->cut || quarter_free(s)));
         if (marked)
             add_sys(f, POSIX_TRACE_FLUSH_STOP, now_ticks(s), NULL, 0);
     }
@@ -546,15 +558,12 @@ int pt_flush_run(struct pt_handle *h, bool partial, bool marked)
     return flush_run(h, partial, marked, UINT32_MAX);
 }
 
-/* The flusher thread's share of one look: what was in use when it began,
- * not the chunks a writer fills meanwhile (so that a look ends, and writes
- * its system events and status, however fast the writers are); of a full
- * stream, a quarter, after which it restarts. */
+/* The chunks one look of the flusher thread may follow (each flush takes
+ * only chunks begun before it, see drain_slot): of a full stream, a quarter,
+ * after which it restarts. */
 static uint32_t look_budget(struct pt_shm *s)
 {
-    if (atomic_load(&s->state) == PT_ST_FULL)
-        return s->nchunks / 4;
-    return s->nchunks - atomic_load_explicit(&s->free_count, memory_order_relaxed);
+    return atomic_load(&s->state) == PT_ST_FULL ? s->nchunks / 4 : UINT32_MAX;
 }
 
 static void *flusher_main(void *arg)
