@@ -31,6 +31,7 @@ struct pt_flush {
     pthread_t thread;
     int started;
     pthread_mutex_t lock;       /* one flush at a time */
+    _Atomic uint32_t clearing;  /* clears waiting for the lock: flushes let them in */
     _Atomic uint32_t flushing;  /* an explicit flush is under way */
     _Atomic uint32_t quit;
     int dropped;                /* events were discarded: the log is full */
@@ -496,6 +497,22 @@ static void discard_all(struct pt_handle *h, struct pt_flush *f, bool partial)
     commit(h, f); /* writes nothing */
 }
 
+/* Take the flush lock, after any posix_trace_clear() waiting for it: a
+ * mutex lets a thread that flushes in a loop take it again and again before
+ * a waiting clear gets its turn (seconds, seen with two threads flushing). */
+static void lock_after_clears(struct pt_flush *f)
+{
+    for (int i = 0; i < 100; i++) { /* at most about a second */
+        uint32_t c = atomic_load(&f->clearing);
+        if (c == 0)
+            break;
+        struct timespec dl;
+        pt_ns_to_ts(pt_realtime_ns() + 10 * 1000 * 1000, &dl);
+        pt_futex_wait(&f->clearing, c, &dl);
+    }
+    pthread_mutex_lock(&f->lock);
+}
+
 /* A full stream may restart once this much of it is free: "The trace system
  * shall restart the trace stream when it is empty and may restart it sooner"
  * (posix_trace_attr_getinherited.3p.txt, stream-full-policy UNTIL_FULL, which
@@ -514,7 +531,7 @@ static int flush_run(struct pt_handle *h, bool partial, bool marked, uint32_t bu
 {
     struct pt_flush *f = h->log;
     struct pt_shm *s = h->shm;
-    pthread_mutex_lock(&f->lock);
+    lock_after_clears(f);
     if (pt_logw_status(f->w)->stopped) {
         discard_all(h, f, partial);
         pthread_mutex_unlock(&f->lock);
@@ -665,7 +682,10 @@ int pt_flush_close(struct pt_handle *h)
 int pt_flush_clear(struct pt_handle *h)
 {
     struct pt_flush *f = h->log;
+    atomic_fetch_add(&f->clearing, 1); /* flushes wait for us (lock_after_clears) */
     pthread_mutex_lock(&f->lock); /* the flusher uses the same read positions */
+    atomic_fetch_sub(&f->clearing, 1);
+    pt_futex_wake(&f->clearing, INT32_MAX);
     pt_reader_drain(h);
     for (uint32_t i = 0; i < PT_NSLOTS; i++)
         h->rs[i].gap = 0;
