@@ -189,13 +189,19 @@ static int filt_target(struct xp_link *l, void *arg)
     return 0;
 }
 
-static trace_id_t filtered_stream(pid_t pid, trace_event_id_t out)
+/* trid's filter: only `out` (SET_EVENTSET) */
+static void filter_out(trace_id_t trid, trace_event_id_t out)
 {
-    trace_id_t trid = xp_create(pid, 4 << 20, 0, 0, 0);
     trace_event_set_t set;
     CHECK(posix_trace_eventset_empty(&set));
     CHECK(posix_trace_eventset_add(out, &set));
     CHECK(posix_trace_set_filter(trid, &set, POSIX_TRACE_SET_EVENTSET));
+}
+
+static trace_id_t filtered_stream(pid_t pid, trace_event_id_t out)
+{
+    trace_id_t trid = xp_create(pid, 4 << 20, 0, 0, 0);
+    filter_out(trid, out);
     return trid;
 }
 
@@ -222,17 +228,23 @@ static int mode_two_filters(void)
 }
 
 /* ---- names opened by the controller first ---- */
-static int names_target(struct xp_link *l, void *arg)
+/* The target's names, opened in the other order than the controller's (so
+ * that a per-process numbering would give different ids); a and b sent. */
+static struct two_ids open_reversed(struct xp_link *l)
 {
-    (void)arg;
-    /* the other order than the controller's, so that a per-process
-     * numbering would give different ids */
     struct two_ids ids;
     ids.b = tc_open("xp/b");
     ids.a = tc_open("xp/a");
     ids.done = tc_open("xp/done");
     xp_put(l->out, ids.a);
     xp_put(l->out, ids.b);
+    return ids;
+}
+
+static int names_target(struct xp_link *l, void *arg)
+{
+    (void)arg;
+    struct two_ids ids = open_reversed(l);
     xp_get(l->in, 20000, "go");
     for (int i = 0; i < 100; i++) {
         xp_rec(ids.b, "xp/b", "T", 0, (uint64_t)i);
@@ -257,10 +269,7 @@ static int mode_names_ctl(void)
     print_start("S2", "trid_eventid_open(xp/a)", posix_trace_trid_eventid_open(s2, "xp/a", &a2));
     printf("ids target_a=%u target_b=%u S1_a=%u S1_c=%u S2_a=%u\n", (unsigned)la, (unsigned)lb,
            (unsigned)a1, (unsigned)c1, (unsigned)a2);
-    trace_event_set_t set;
-    CHECK(posix_trace_eventset_empty(&set));
-    CHECK(posix_trace_eventset_add(a2, &set));
-    CHECK(posix_trace_set_filter(s2, &set, POSIX_TRACE_SET_EVENTSET));
+    filter_out(s2, a2);
     CHECK(posix_trace_start(s1));
     CHECK(posix_trace_start(s2));
     xp_put(t.to, 1);
@@ -288,12 +297,7 @@ static int mode_names_ctl(void)
 static int names_after_target(struct xp_link *l, void *arg)
 {
     (void)arg;
-    struct two_ids ids;
-    ids.b = tc_open("xp/b");
-    ids.a = tc_open("xp/a");
-    ids.done = tc_open("xp/done");
-    xp_put(l->out, ids.a);
-    xp_put(l->out, ids.b);
+    struct two_ids ids = open_reversed(l);
     for (uint64_t phase = 0; phase < 2; phase++) {
         xp_get(l->in, 20000, "go");
         for (uint64_t i = 0; i < 100; i++) {
@@ -324,10 +328,7 @@ static int mode_names_ctl_after(void)
     print_start("S", "trid_eventid_open(xp/b)", posix_trace_trid_eventid_open(s, "xp/b", &b));
     printf("ids target_a=%u target_b=%u S_a=%u S_b=%u\n", (unsigned)la, (unsigned)lb,
            (unsigned)a, (unsigned)b);
-    trace_event_set_t set;
-    CHECK(posix_trace_eventset_empty(&set));
-    CHECK(posix_trace_eventset_add(a, &set));
-    CHECK(posix_trace_set_filter(s, &set, POSIX_TRACE_SET_EVENTSET));
+    filter_out(s, a);
     xp_put(t.to, 1);
     xp_get(t.from, 20000, "recorded");
     xp_collect(&c, "S", 2, 20000);

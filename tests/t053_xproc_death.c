@@ -395,6 +395,24 @@ static void stuck_writer(trace_event_id_t ev, trace_event_id_t big)
     exit(6);
 }
 
+/* T2, a child that records 1000 "xp/ev" and one "xp/done" after a sibling
+ * died; its pid published at *pid (for the main process's roles). Returns
+ * its wait status. */
+static int run_t2(trace_event_id_t ev, trace_event_id_t done, _Atomic int *pid)
+{
+    pid_t t2 = fork();
+    TC_ASSERT(t2 >= 0);
+    if (t2 == 0) {
+        tc_alarm_watchdog(30);
+        for (uint64_t i = 0; i < 1000; i++)
+            xp_rec(ev, "xp/ev", "T2", 0, i);
+        xp_rec(done, "xp/done", "T2", 0, 0);
+        exit(0);
+    }
+    atomic_store(pid, t2);
+    return xp_wait(t2, 20000);
+}
+
 static int stuck_target(struct xp_link *l, void *arg)
 {
     int zombie = *(int *)arg;
@@ -415,17 +433,7 @@ static int stuck_target(struct xp_link *l, void *arg)
     int st1 = 0;
     if (!zombie)
         st1 = xp_wait(t1, 20000);
-    pid_t t2 = fork();
-    TC_ASSERT(t2 >= 0);
-    if (t2 == 0) {
-        tc_alarm_watchdog(30);
-        for (uint64_t i = 0; i < 1000; i++)
-            xp_rec(ev, "xp/ev", "T2", 0, i);
-        xp_rec(done, "xp/done", "T2", 0, 0);
-        exit(0);
-    }
-    atomic_store(&g_st->t2_pid, t2);
-    int st2 = xp_wait(t2, 20000);
+    int st2 = run_t2(ev, done, &g_st->t2_pid);
     xp_rec(done, "xp/done", "T", 0, 0);
     if (zombie) {
         xp_flag_wait(&g_st->read_all, 1, 25000, "M read all");
@@ -557,17 +565,7 @@ static int burst_target(struct xp_link *l, void *arg)
         if (!(st != -1 && WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL))
             bad++;
     }
-    pid_t t2 = fork();
-    TC_ASSERT(t2 >= 0);
-    if (t2 == 0) {
-        tc_alarm_watchdog(30);
-        for (uint64_t i = 0; i < 1000; i++)
-            xp_rec(ev, "xp/ev", "T2", 0, i);
-        xp_rec(done, "xp/done", "T2", 0, 0);
-        exit(0);
-    }
-    atomic_store(&g_b->t2_pid, t2);
-    int st2 = xp_wait(t2, 20000);
+    int st2 = run_t2(ev, done, &g_b->t2_pid);
     xp_rec(done, "xp/done", "T", 0, 0);
     xp_put(l->out, bad);
     xp_put(l->out, st2);
