@@ -27,6 +27,8 @@
 
 #include <trace.h>
 
+#include "bench_util.h"
+
 #include <errno.h>
 #include <pthread.h>
 #include <stdarg.h>
@@ -538,13 +540,7 @@ static uint64_t count_bench_events(trace_id_t trid)
 
 int main(void)
 {
-    double scale = 1.0;
-    const char *s = getenv("POSIXTRACE_BENCH_SCALE");
-    if (s && *s) {
-        scale = strtod(s, NULL);
-        if (!(scale > 0.0))
-            scale = 1.0;
-    }
+    double scale = bench_scale();
     long n_cheap = scaled(N_CHEAP_BASE, scale, 1000);
     long n_reader = scaled(N_READER_BASE, scale, 1000);
     long m_thread = scaled(M_THREAD_BASE, scale, 1000);

@@ -21,6 +21,8 @@
 #endif
 #include <trace.h>
 
+#include "bench_util.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>
@@ -29,22 +31,6 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-
-#define CHECK(call)                                                                  \
-    do {                                                                             \
-        int rc_ = (call);                                                            \
-        if (rc_ != 0) {                                                              \
-            fprintf(stderr, "bench_log: %s: %s\n", #call, strerror(rc_));            \
-            exit(1);                                                                 \
-        }                                                                            \
-    } while (0)
-
-static double now(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
-}
 
 static const char *log_path(void)
 {
@@ -65,10 +51,10 @@ static int open_log(void)
 
 static void attrs(trace_attr_t *a, size_t stream, int spolicy)
 {
-    CHECK(posix_trace_attr_init(a));
-    CHECK(posix_trace_attr_setstreamsize(a, stream));
-    CHECK(posix_trace_attr_setstreamfullpolicy(a, spolicy));
-    CHECK(posix_trace_attr_setlogfullpolicy(a, POSIX_TRACE_APPEND));
+    BENCH_CHECK(posix_trace_attr_init(a));
+    BENCH_CHECK(posix_trace_attr_setstreamsize(a, stream));
+    BENCH_CHECK(posix_trace_attr_setstreamfullpolicy(a, spolicy));
+    BENCH_CHECK(posix_trace_attr_setlogfullpolicy(a, POSIX_TRACE_APPEND));
 }
 
 #define LOOP_LOG_SIZE ((size_t)64 << 20)
@@ -82,16 +68,16 @@ static long read_back(long expect, double *secs, uint64_t *lost)
 {
     int fd = open(log_path(), O_RDONLY);
     trace_id_t trid;
-    CHECK(posix_trace_open(fd, &trid));
+    BENCH_CHECK(posix_trace_open(fd, &trid));
     struct posix_trace_event_info ev;
     uint64_t buf[8];
     size_t len;
     int unav;
     long n = 0, next = 0;
     *lost = 0;
-    double t0 = now();
+    double t0 = bench_now();
     for (;;) {
-        CHECK(posix_trace_getnext_event(trid, &ev, buf, sizeof buf, &len, &unav));
+        BENCH_CHECK(posix_trace_getnext_event(trid, &ev, buf, sizeof buf, &len, &unav));
         if (unav)
             break;
         if (ev.posix_event_id == POSIX_TRACE_OVERFLOW)
@@ -105,9 +91,9 @@ static long read_back(long expect, double *secs, uint64_t *lost)
         next = (long)buf[0] + 1;
         n++;
     }
-    *secs = now() - t0;
+    *secs = bench_now() - t0;
     last_seq = next - 1;
-    CHECK(posix_trace_close(trid));
+    BENCH_CHECK(posix_trace_close(trid));
     close(fd);
     if (expect >= 0 && *lost == 0 && n != expect) {
         fprintf(stderr, "bench_log: FAIL: %ld events in the log, %ld recorded, none reported lost\n",
@@ -123,17 +109,17 @@ static double writer_rate(long n)
     trace_id_t trid;
     trace_event_id_t id;
     attrs(&a, (size_t)n * 64 + (1 << 20), POSIX_TRACE_UNTIL_FULL);
-    CHECK(posix_trace_create(0, &a, &trid));
-    CHECK(posix_trace_eventid_open("bench/log", &id));
-    CHECK(posix_trace_start(trid));
+    BENCH_CHECK(posix_trace_create(0, &a, &trid));
+    BENCH_CHECK(posix_trace_eventid_open("bench/log", &id));
+    BENCH_CHECK(posix_trace_start(trid));
     uint64_t d[2] = { 0, 0 };
-    double t0 = now();
+    double t0 = bench_now();
     for (long i = 0; i < n; i++) {
         d[0] = (uint64_t)i;
         posix_trace_event(id, d, sizeof d);
     }
-    double t = now() - t0;
-    CHECK(posix_trace_shutdown(trid));
+    double t = bench_now() - t0;
+    BENCH_CHECK(posix_trace_shutdown(trid));
     return (double)n / t;
 }
 
@@ -145,18 +131,18 @@ static void flush_and_read(long n, double *flush_rate, double *read_rate)
     trace_event_id_t id;
     int fd = open_log();
     attrs(&a, (size_t)n * 64 + (1 << 20), POSIX_TRACE_UNTIL_FULL);
-    CHECK(posix_trace_create_withlog(0, &a, fd, &trid));
-    CHECK(posix_trace_eventid_open("bench/log", &id));
-    CHECK(posix_trace_start(trid));
+    BENCH_CHECK(posix_trace_create_withlog(0, &a, fd, &trid));
+    BENCH_CHECK(posix_trace_eventid_open("bench/log", &id));
+    BENCH_CHECK(posix_trace_start(trid));
     uint64_t d[2] = { 0, 0 };
     for (long i = 0; i < n; i++) {
         d[0] = (uint64_t)i;
         posix_trace_event(id, d, sizeof d);
     }
-    double t0 = now();
-    CHECK(posix_trace_flush(trid));
-    *flush_rate = (double)n / (now() - t0);
-    CHECK(posix_trace_shutdown(trid));
+    double t0 = bench_now();
+    BENCH_CHECK(posix_trace_flush(trid));
+    *flush_rate = (double)n / (bench_now() - t0);
+    BENCH_CHECK(posix_trace_shutdown(trid));
     close(fd);
     double secs;
     uint64_t lost;
@@ -175,15 +161,15 @@ static int paced(double rate, double seconds, int log_loop, long *recorded, doub
     int fd = open_log();
     attrs(&a, (size_t)32 << 20, POSIX_TRACE_FLUSH);
     if (log_loop) {
-        CHECK(posix_trace_attr_setlogfullpolicy(&a, POSIX_TRACE_LOOP));
-        CHECK(posix_trace_attr_setlogsize(&a, LOOP_LOG_SIZE));
+        BENCH_CHECK(posix_trace_attr_setlogfullpolicy(&a, POSIX_TRACE_LOOP));
+        BENCH_CHECK(posix_trace_attr_setlogsize(&a, LOOP_LOG_SIZE));
     }
-    CHECK(posix_trace_create_withlog(0, &a, fd, &trid));
-    CHECK(posix_trace_eventid_open("bench/log", &id));
-    CHECK(posix_trace_start(trid));
+    BENCH_CHECK(posix_trace_create_withlog(0, &a, fd, &trid));
+    BENCH_CHECK(posix_trace_eventid_open("bench/log", &id));
+    BENCH_CHECK(posix_trace_start(trid));
     uint64_t d[2] = { 0, 0 };
     long n = 0;
-    double t0 = now(), t = t0;
+    double t0 = bench_now(), t = t0;
     while (t - t0 < seconds) {
         /* at most 256 events between clock reads: a steady rate, not bursts */
         long due = (long)((t - t0) * rate) + 1;
@@ -193,9 +179,9 @@ static int paced(double rate, double seconds, int log_loop, long *recorded, doub
             d[0] = (uint64_t)n;
             posix_trace_event(id, d, sizeof d);
         }
-        t = now();
+        t = bench_now();
     }
-    CHECK(posix_trace_shutdown(trid));
+    BENCH_CHECK(posix_trace_shutdown(trid));
     off_t size = lseek(fd, 0, SEEK_END);
     close(fd);
     double secs;
@@ -217,14 +203,14 @@ static double tmpfs_fresh_rate(int mb)
     static char block[1 << 20];
     memset(block, 0x5A, sizeof block);
     int fd = open_log();
-    double t0 = now();
+    double t0 = bench_now();
     for (int i = 0; i < mb; i++) {
         if (write(fd, block, sizeof block) != (ssize_t)sizeof block) {
             perror("bench_log: write");
             exit(1);
         }
     }
-    double t = now() - t0;
+    double t = bench_now() - t0;
     close(fd);
     unlink(log_path());
     return mb * 1.048576 / t;
@@ -233,7 +219,7 @@ static double tmpfs_fresh_rate(int mb)
 int main(void)
 {
     long n = 4000000;
-    double scale = getenv("POSIXTRACE_BENCH_SCALE") ? atof(getenv("POSIXTRACE_BENCH_SCALE")) : 1.0;
+    double scale = bench_scale();
     if (scale > 0 && scale < 1)
         n = (long)((double)n * scale);
     printf("posixtrace bench_log (same-run baselines; log on /dev/shm, 16-byte events)\n");

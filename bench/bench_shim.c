@@ -22,6 +22,8 @@
 #endif
 #include <trace.h>
 
+#include "bench_util.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -34,21 +36,6 @@
 #include <time.h>
 #include <unistd.h>
 
-#define CHECK(call)                                                                  \
-    do {                                                                             \
-        int rc_ = (call);                                                            \
-        if (rc_ != 0) {                                                              \
-            fprintf(stderr, "bench_shim: %s: %s\n", #call, strerror(rc_));           \
-            exit(1);                                                                 \
-        }                                                                            \
-    } while (0)
-
-static double now_ns(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
-    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
-}
 
 /* ns per iteration (open + write + close), best of 5 */
 static double run_loop(long n)
@@ -58,7 +45,7 @@ static double run_loop(long n)
     static const char data[16] = "0123456789abcdef";
     double best = 1e30;
     for (int rep = 0; rep < 5; rep++) {
-        double t0 = now_ns();
+        double t0 = bench_now();
         for (long i = 0; i < n; i++) {
             int fd = open(path, O_WRONLY | O_CREAT, 0600);
             if (fd < 0 || write(fd, data, sizeof data) != (ssize_t)sizeof data) {
@@ -67,7 +54,7 @@ static double run_loop(long n)
             }
             close(fd);
         }
-        double t = (now_ns() - t0) / (double)n;
+        double t = (bench_now() - t0) * 1e9 / (double)n;
         if (t < best)
             best = t;
     }
@@ -112,24 +99,24 @@ static void *reader(void *arg)
 static double recording(long n, int with_reader)
 {
     trace_attr_t a;
-    CHECK(posix_trace_attr_init(&a));
+    BENCH_CHECK(posix_trace_attr_init(&a));
     /* small enough to stay in cache-warm, already-faulted chunks once the
      * reader recycles them (the first repetition pays the page faults) */
-    CHECK(posix_trace_attr_setstreamsize(&a, (size_t)32 << 20));
-    CHECK(posix_trace_create(0, &a, &trid));
-    CHECK(posix_trace_start(trid));
+    BENCH_CHECK(posix_trace_attr_setstreamsize(&a, (size_t)32 << 20));
+    BENCH_CHECK(posix_trace_create(0, &a, &trid));
+    BENCH_CHECK(posix_trace_start(trid));
     pthread_t th;
     if (!with_reader) { /* LOOP: the oldest chunks are reused, unread */
         double t = run_loop(n);
-        CHECK(posix_trace_shutdown(trid));
+        BENCH_CHECK(posix_trace_shutdown(trid));
         return t;
     }
-    CHECK(pthread_create(&th, NULL, reader, NULL));
+    BENCH_CHECK(pthread_create(&th, NULL, reader, NULL));
     double t = run_loop(n);
-    CHECK(posix_trace_stop(trid));
+    BENCH_CHECK(posix_trace_stop(trid));
     atomic_store(&reader_stop, 1);
     pthread_join(th, NULL);
-    CHECK(posix_trace_shutdown(trid));
+    BENCH_CHECK(posix_trace_shutdown(trid));
     if (lost != 0 || read_count < 3 * n) {
         fprintf(stderr, "bench_shim: FAIL: %ld events read, %ld overflows (expected >= %ld)\n",
                 read_count, lost, 3 * n);
@@ -163,7 +150,7 @@ static void *idle_thread(void *arg)
 static double two_threads(long n)
 {
     pthread_t th;
-    CHECK(pthread_create(&th, NULL, idle_thread, NULL));
+    BENCH_CHECK(pthread_create(&th, NULL, idle_thread, NULL));
     double t = run_loop(n);
     atomic_store(&reader_stop, 1);
     pthread_join(th, NULL);
@@ -264,14 +251,14 @@ static double measure_traced(long n, const char *preload)
     if (read_line(out[0], line, sizeof line) != 0 || strcmp(line, "ready") != 0)
         return -1;
     trace_attr_t a;
-    CHECK(posix_trace_attr_init(&a));
-    CHECK(posix_trace_attr_setstreamsize(&a, (size_t)32 << 20));
-    CHECK(posix_trace_create(pid, &a, &trid));
-    CHECK(posix_trace_start(trid));
+    BENCH_CHECK(posix_trace_attr_init(&a));
+    BENCH_CHECK(posix_trace_attr_setstreamsize(&a, (size_t)32 << 20));
+    BENCH_CHECK(posix_trace_create(pid, &a, &trid));
+    BENCH_CHECK(posix_trace_start(trid));
     read_count = lost = 0;
     atomic_store(&reader_stop, 0);
     pthread_t th;
-    CHECK(pthread_create(&th, NULL, reader, NULL));
+    BENCH_CHECK(pthread_create(&th, NULL, reader, NULL));
     if (write(go[1], "g", 1) != 1)
         exit(1);
     int bad = read_line(out[0], line, sizeof line);
@@ -279,7 +266,7 @@ static double measure_traced(long n, const char *preload)
     waitpid(pid, &st, 0);
     atomic_store(&reader_stop, 1);
     pthread_join(th, NULL);
-    CHECK(posix_trace_shutdown(trid));
+    BENCH_CHECK(posix_trace_shutdown(trid));
     close(out[0]);
     close(go[1]);
     if (bad != 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
@@ -302,11 +289,7 @@ static int have(const char *prog)
 
 static long scaled(long base)
 {
-    const char *s = getenv("POSIXTRACE_BENCH_SCALE");
-    double k = s != NULL ? strtod(s, NULL) : 1.0;
-    if (!(k > 0))
-        k = 1.0;
-    long n = (long)((double)base * k);
+    long n = (long)((double)base * bench_scale());
     return n < 10 ? 10 : n;
 }
 

@@ -1,18 +1,18 @@
 # posixtrace benchmark (included from the top-level Makefile.am).
 # `make bench` builds $(bench_programs) and runs each of them.
 bench_programs += bench/bench_event
-bench_bench_event_SOURCES = bench/bench_event.c
+bench_bench_event_SOURCES = bench/bench_event.c bench/bench_util.h
 bench_bench_event_LDADD = $(TEST_LDADD)
 bench_bench_event_LDFLAGS = $(TEST_LDFLAGS)
 bench_bench_event_CFLAGS = $(AM_CFLAGS) -O2
 EXTRA_DIST += bench/README.md
 bench_programs += bench/bench_log
-bench_bench_log_SOURCES = bench/bench_log.c
+bench_bench_log_SOURCES = bench/bench_log.c bench/bench_util.h
 bench_bench_log_LDADD = $(TEST_LDADD)
 bench_bench_log_LDFLAGS = $(TEST_LDFLAGS)
 bench_bench_log_CFLAGS = $(AM_CFLAGS) -O2
 bench_programs += bench/bench_shim
-bench_bench_shim_SOURCES = bench/bench_shim.c
+bench_bench_shim_SOURCES = bench/bench_shim.c bench/bench_util.h
 bench_bench_shim_LDADD = $(TEST_LDADD)
 bench_bench_shim_LDFLAGS = $(TEST_LDFLAGS)
 bench_bench_shim_CFLAGS = $(AM_CFLAGS) -O2
