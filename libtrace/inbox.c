@@ -274,6 +274,20 @@ static void set_inheritable(void)
         fcntl(PT_INBOX->fd, F_SETFD, any ? fl & ~FD_CLOEXEC : fl | FD_CLOEXEC);
 }
 
+/* Fill the free entry e (its inbox locked) with stream s of this process,
+ * ctrl_fd its memfd here (-1: a named object), and post it. */
+void pt_inbox_post(struct pt_inbox_ent *e, const struct pt_shm *s, int ctrl_fd, size_t size)
+{
+    atomic_store(&e->state, PT_IE_BUSY);
+    e->ctrl_fd = ctrl_fd;
+    e->ctrl_pid = pt_pid;
+    e->ctrl_start = pt_start;
+    e->inherit = s->inheritance;
+    e->key = s->key;
+    e->size = size;
+    atomic_store(&e->state, PT_IE_POSTED);
+}
+
 /* An entry and attachment for a stream this process created for itself. */
 int pt_inbox_add_own(struct pt_shm *s, size_t size, int fd)
 {
@@ -293,13 +307,7 @@ int pt_inbox_add_own(struct pt_shm *s, size_t size, int fd)
         struct pt_inbox_ent *e = &PT_INBOX->ent[i];
         if (atomic_load(&e->state) != PT_IE_FREE || atomic_load(&pt_att[i].shm) != NULL)
             continue;
-        e->ctrl_fd = fd;
-        e->ctrl_pid = pt_pid;
-        e->ctrl_start = pt_start;
-        e->inherit = s->inheritance;
-        e->key = s->key;
-        e->size = size;
-        atomic_store(&e->state, PT_IE_POSTED);
+        pt_inbox_post(e, s, fd, size);
         pt_attach_set((int)i, s, size, s->key, 1);
         idx = (int)i;
         break;

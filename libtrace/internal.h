@@ -169,6 +169,7 @@ void pt_inbox_before_exec(void);
 int  pt_inbox_add_own(struct pt_shm *s, size_t size, int fd); /* attachment index or -errno */
 void pt_inbox_free(int idx);                      /* pt_att_lock held */
 int  pt_inbox_lock(struct pt_inbox *ib);
+void pt_inbox_post(struct pt_inbox_ent *e, const struct pt_shm *s, int ctrl_fd, size_t size);
 bool pt_is_inbox_link(const char *path);
 void pt_inbox_ring(struct pt_inbox *ib);
 void pt_member_join(struct pt_shm *s, int att);

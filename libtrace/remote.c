@@ -94,14 +94,7 @@ int pt_remote_post(struct pt_inbox *ib, struct pt_shm *s, int fd, size_t size)
         struct pt_inbox_ent *e = &ib->ent[i];
         if (atomic_load(&e->state) != PT_IE_FREE)
             continue;
-        atomic_store(&e->state, PT_IE_BUSY);
-        e->ctrl_fd = s->named ? -1 : fd;
-        e->ctrl_pid = pt_pid;
-        e->ctrl_start = pt_start;
-        e->inherit = s->inheritance;
-        e->key = s->key;
-        e->size = size;
-        atomic_store(&e->state, PT_IE_POSTED);
+        pt_inbox_post(e, s, s->named ? -1 : fd, size);
         rc = 0;
         break;
     }

@@ -6,17 +6,6 @@
 
 #include <time.h>
 
-static const char *policy_name(int p)
-{
-    switch (p) {
-    case POSIX_TRACE_LOOP: return "loop";
-    case POSIX_TRACE_UNTIL_FULL: return "until-full";
-    case POSIX_TRACE_FLUSH: return "flush";
-    case POSIX_TRACE_APPEND: return "append";
-    default: return "?";
-    }
-}
-
 static void attrs(FILE *fp, const trace_attr_t *a)
 {
     char name[TRACE_NAME_MAX], ver[TRACE_NAME_MAX], when[64];
@@ -42,8 +31,8 @@ static void attrs(FILE *fp, const trace_attr_t *a)
             ct.tv_nsec);
     fprintf(fp, "clock resolution: %lld ns\n", (long long)res.tv_sec * 1000000000LL + res.tv_nsec);
     fprintf(fp, "stream-min-size: %zu\nmax-data-size: %zu\nlog-max-size: %zu\n", ss, md, ls);
-    fprintf(fp, "stream-full-policy: %s\nlog-full-policy: %s\ninheritance: %s\n", policy_name(sp),
-            policy_name(lp), inh == POSIX_TRACE_INHERITED ? "inherited" : "close-for-child");
+    fprintf(fp, "stream-full-policy: %s\nlog-full-policy: %s\ninheritance: %s\n", pt_policy_name(sp),
+            pt_policy_name(lp), inh == POSIX_TRACE_INHERITED ? "inherited" : "close-for-child");
 }
 
 static void status(FILE *fp, const struct posix_trace_status_info *s)

@@ -205,5 +205,6 @@ gboolean pt_parse_size(const char *s, size_t *out);
 gboolean pt_parse_seconds(const char *s, int64_t *ns, int *absolute);
 int64_t pt_ts_ns(const struct timespec *ts);
 const char *pt_strerror(int e);
+const char *pt_policy_name(int p);
 
 #endif

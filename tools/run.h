@@ -26,7 +26,6 @@ void run_opts_free(struct run_opts *o);
 
 /* run_attr.c: the stream's attributes from the options. */
 gboolean run_attr(const struct run_opts *o, trace_attr_t *a);
-const char *run_policy_name(int p);
 
 /* run_launch.c: starting the program. */
 struct launch {

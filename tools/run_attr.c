@@ -7,17 +7,6 @@
 
 #define DEFAULT_STREAM_SIZE ((size_t)4 << 20)
 
-const char *run_policy_name(int p)
-{
-    switch (p) {
-    case POSIX_TRACE_LOOP: return "loop";
-    case POSIX_TRACE_UNTIL_FULL: return "until-full";
-    case POSIX_TRACE_FLUSH: return "flush";
-    case POSIX_TRACE_APPEND: return "append";
-    default: return "?";
-    }
-}
-
 static gboolean policy(const char *s, int log, int *out)
 {
     if (strcmp(s, "loop") == 0)

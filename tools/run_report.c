@@ -31,12 +31,12 @@ static void stream_loss(uint64_t lost, const trace_attr_t *a, int have_log)
     if (have_log)
         pt_warn("%" G_GUINT64_FORMAT " events lost: the stream (%s, policy %s) filled faster than "
                 "the log was written; use a larger --stream-size (e.g. --stream-size=%s) or record "
-                "fewer events (-e)", (guint64)lost, cur, run_policy_name(sp), more);
+                "fewer events (-e)", (guint64)lost, cur, pt_policy_name(sp), more);
     else
         pt_warn("%" G_GUINT64_FORMAT " events lost: the stream (%s, policy %s) filled faster than "
                 "it was read and printed; use a larger --stream-size (e.g. --stream-size=%s), "
                 "-o FILE to write a log instead of printing, or fewer events (-e)",
-                (guint64)lost, cur, run_policy_name(sp), more);
+                (guint64)lost, cur, pt_policy_name(sp), more);
     g_free(cur);
     g_free(more);
 }

@@ -1,6 +1,6 @@
 /*
  * Small helpers: messages, sizes ("64M"), times ("1.5", "@1712345678.5"),
- * output format names.
+ * output format names, policy names.
  */
 #include "ptools.h"
 
@@ -18,6 +18,18 @@ void pt_warn(const char *fmt, ...)
     vfprintf(stderr, fmt, ap);
     fputc('\n', stderr);
     va_end(ap);
+}
+
+/* A stream-full or log-full policy as the options spell it. */
+const char *pt_policy_name(int p)
+{
+    switch (p) {
+    case POSIX_TRACE_LOOP: return "loop";
+    case POSIX_TRACE_UNTIL_FULL: return "until-full";
+    case POSIX_TRACE_FLUSH: return "flush";
+    case POSIX_TRACE_APPEND: return "append";
+    default: return "?";
+    }
 }
 
 const char *pt_strerror(int e)
