@@ -115,6 +115,17 @@ def check_chrome(doc):
 
 # ---------------------------------------------------------------- basics
 
+def check_summary_counts(out, js):
+    """The calls column of a --summary table, by event name, equals the count
+    of each event in the JSON events js."""
+    rows = {l.split()[-1]: int(l.split()[3]) for l in out.splitlines()
+            if re.match(r"^\s*\d+\.\d\d ", l) and not l.endswith(" total")}
+    want = {}
+    for e in js:
+        want[e["event"]] = want.get(e["event"], 0) + 1
+    assert rows == want
+
+
 def test_version_and_help():
     """Both tools answer --version and --help with status 0."""
     for t in ("posixtrace-run", "posixtrace-dump"):
@@ -427,12 +438,7 @@ def test_dump_summary_matches_events(tmp_path):
     log, _ = roundtrip_log(tmp_path)
     js = json_lines(tdump("-f", "json", str(log)).out)
     out = tdump("--summary", str(log)).out
-    rows = {l.split()[-1]: int(l.split()[3]) for l in out.splitlines()
-            if re.match(r"^\s*\d+\.\d\d ", l) and not l.endswith(" total")}
-    want = {}
-    for e in js:
-        want[e["event"]] = want.get(e["event"], 0) + 1
-    assert rows == want
+    check_summary_counts(out, js)
     assert re.search(r"^\s*\S+\s+\S+\s+%d\s+0 total$" % len(js), out, re.M), out
 
 

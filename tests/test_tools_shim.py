@@ -17,8 +17,8 @@ import subprocess
 import pytest
 
 from conftest import builddir
-from test_tools import (TIMEOUT, check_chrome, check_json_event, events, json_lines, sh,
-                        tdump, tool)
+from test_tools import (TIMEOUT, check_chrome, check_json_event, check_summary_counts, events,
+                        json_lines, sh, tdump, tool)
 
 
 def shim():
@@ -133,12 +133,7 @@ def test_forking_server(tmp_path):
     slices = [e for e in doc["traceEvents"] if e["ph"] == "X"]
     assert len(slices) == sum(1 for e in calls if e["duration_ns"] is not None)
     out = tdump("-c", str(log)).out
-    rows = {l.split()[-1]: int(l.split()[3]) for l in out.splitlines()
-            if re.match(r"^\s*\d+\.\d\d ", l) and not l.endswith(" total")}
-    want = {}
-    for e in js:
-        want[e["event"]] = want.get(e["event"], 0) + 1
-    assert rows == want
+    check_summary_counts(out, js)
 
 
 def test_output_identical(tmp_path):
