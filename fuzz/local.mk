@@ -21,6 +21,7 @@ FUZZ_SRCS = \
 FUZZ_HDRS = \
 	$(srcdir)/libtrace/logread.h \
 	$(srcdir)/libtrace/logread_int.h \
+	$(srcdir)/libtrace/pt_sizes.h \
 	$(srcdir)/include/trace.h
 
 fuzz/fuzz_logread: $(FUZZ_SRCS) $(FUZZ_HDRS)

@@ -48,17 +48,15 @@ static uint32_t detect_mode(void)
     return PT_CLOCK_TSC;
 }
 
-/* Measure TSC ticks per ns against CLOCK_MONOTONIC_RAW over ~10 ms. */
+/* Measure TSC ticks per ns against CLOCK_MONOTONIC_RAW over ~10 ms (both ends
+ * tight pairs: a preemption at either end would skew the rate). */
 static double calibrate(void)
 {
-    int64_t m0 = pt_monotonic_ns();
-    uint64_t t0 = pt_rdtsc_ordered();
-    int64_t m1;
-    uint64_t t1;
-    do {
-        m1 = pt_monotonic_ns();
-        t1 = pt_rdtsc_ordered();
-    } while (m1 - m0 < 10 * 1000 * 1000);
+    int64_t m0, m1;
+    uint64_t t0 = pt_tsc_pair(CLOCK_MONOTONIC_RAW, &m0), t1;
+    do
+        t1 = pt_tsc_pair(CLOCK_MONOTONIC_RAW, &m1);
+    while (m1 - m0 < 10 * 1000 * 1000);
     return (double)(t1 - t0) / (double)(m1 - m0);
 }
 

@@ -53,6 +53,35 @@ static inline uint64_t pt_rdtsc_ordered(void) { return 0; }
 #define PT_HAVE_TSC 0
 #endif
 
+/*
+ * A tick count and a reading of clock clk taken at the same instant: the clock
+ * is read between two ordered TSC reads and paired with their midpoint. A read
+ * interrupted or preempted between the two would be off by up to the whole
+ * interruption (tens of microseconds on a loaded machine), so the tightest of
+ * up to PT_PAIR_TRIES tries is kept, stopping at one within
+ * PT_PAIR_TIGHT_TICKS (about a microsecond). Used for anchors, the stream's
+ * (tick0, real0_ns) and the calibration of the tick rate.
+ */
+#define PT_PAIR_TIGHT_TICKS 2048u
+#define PT_PAIR_TRIES 8
+static inline uint64_t pt_tsc_pair(clockid_t clk, int64_t *ns)
+{
+    uint64_t best = UINT64_MAX, ticks = 0;
+    *ns = 0;
+    for (int i = 0; i < PT_PAIR_TRIES && best > PT_PAIR_TIGHT_TICKS; i++) {
+        struct timespec t;
+        uint64_t t1 = pt_rdtsc_ordered();
+        clock_gettime(clk, &t);
+        uint64_t t2 = pt_rdtsc_ordered();
+        if (t2 - t1 < best) {
+            best = t2 - t1;
+            ticks = t1 + (t2 - t1) / 2;
+            *ns = pt_ts_ns(&t);
+        }
+    }
+    return ticks;
+}
+
 /* Current ticks in the given mode. */
 static inline uint64_t pt_ticks(uint32_t mode)
 {

@@ -56,6 +56,7 @@ PT_API const struct posixtrace_event_desc posixtrace_event_descs[] = {
     EV(WAITID, "waitid", "process", 6, F("idtype", INT), F("id", PID), F("options", HEX),
        F("si_pid", PID), F("si_code", INT), F("si_status", INT)),
     EV(KILL, "kill", "process", 2, F("pid", PID), F("sig", SIGNAL)),
+    EV(RAISE, "raise", "process", 1, F("sig", SIGNAL)),
     /* threads */
     EV(PTHREAD_CREATE, "pthread_create", "thread", 3, F("thread", HEX), F("start", HEX),
        F("arg", HEX)),

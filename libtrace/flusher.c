@@ -22,6 +22,15 @@
 #include <string.h>
 
 #define SYS_MAX 64 /* system events in one flush */
+
+/* A stamp in ticks and the anchor (ticks, CLOCK_REALTIME ns) it is converted
+ * with; has_a 0: the anchor read when the system events are written. */
+struct pt_stamp {
+    uint64_t ts;
+    bool has_a;
+    uint64_t a_ticks;
+    int64_t a_ns;
+};
 #define PT_LOGW_BATCH_MAX 256u
 #define PT_FLUSH_PERIOD_NS  (100 * 1000 * 1000)   /* the flusher looks this often */
 #define PT_FLUSH_PARTIAL_NS (1000 * 1000 * 1000)  /* open chunks flushed this often */
@@ -38,6 +47,7 @@ struct pt_flush {
     struct pt_rec sys[SYS_MAX]; /* system events of this flush (32-byte records... */
     unsigned char sys_data[SYS_MAX][sizeof(trace_event_set_t)]; /* ...and their data) */
     uint32_t sys_len[SYS_MAX];
+    struct pt_stamp sys_at[SYS_MAX]; /* ...converted with this anchor (has_a 0: emit's) */
     uint32_t nsys;
     uint64_t batch_events;      /* events in the batch not yet written */
     uint32_t moved;             /* fragments of slots in this flush */
@@ -85,19 +95,37 @@ static uint64_t now_ticks(struct pt_shm *s)
     return pt_ticks(s->clock_mode);
 }
 
-static void add_sys(struct pt_flush *f, trace_event_id_t id, uint64_t ts, const void *d,
-                    uint32_t len)
+/* A system event stamped `at->ts`, converted to ns with `at`'s anchor when
+ * it has one (a gap's events: the same conversion as the event they precede),
+ * else with the anchor read when the system events are written. */
+static void add_sys_at(struct pt_flush *f, trace_event_id_t id, const struct pt_stamp *at,
+                       const void *d, uint32_t len)
 {
     if (f->nsys == SYS_MAX)
         return;
     struct pt_rec *r = &f->sys[f->nsys];
     memset(r, 0, sizeof *r);
     r->id = id;
-    r->ts = ts;
+    r->ts = at->ts;
+    f->sys_at[f->nsys] = *at;
     r->len = len;
     if (len)
         memcpy(f->sys_data[f->nsys], d, len);
     f->sys_len[f->nsys++] = len;
+}
+
+static void add_sys(struct pt_flush *f, trace_event_id_t id, uint64_t ts, const void *d,
+                    uint32_t len)
+{
+    struct pt_stamp at = { .ts = ts };
+    add_sys_at(f, id, &at, d, len);
+}
+
+/* Does sys event i need an ANCHOR record before it (anchor `cur` in effect)? */
+static bool sys_anchor_changes(const struct pt_flush *f, uint32_t i, const struct pt_stamp *cur)
+{
+    const struct pt_stamp *a = &f->sys_at[i];
+    return a->a_ticks != cur->a_ticks || a->a_ns != cur->a_ns;
 }
 
 static uint32_t sys_size(const struct pt_flush *f, uint32_t i)
@@ -111,39 +139,62 @@ static void sort_sys(struct pt_flush *f)
     for (uint32_t i = 1; i < f->nsys; i++) {
         for (uint32_t j = i; j > 0 && (int64_t)(f->sys[j].ts - f->sys[j - 1].ts) < 0; j--) {
             struct pt_rec r = f->sys[j];
+            struct pt_stamp at = f->sys_at[j];
             uint32_t l = f->sys_len[j];
             unsigned char d[sizeof f->sys_data[0]];
             memcpy(d, f->sys_data[j], sizeof d);
             f->sys[j] = f->sys[j - 1];
             f->sys_len[j] = f->sys_len[j - 1];
+            f->sys_at[j] = f->sys_at[j - 1];
             memcpy(f->sys_data[j], f->sys_data[j - 1], sizeof d);
             f->sys[j - 1] = r;
             f->sys_len[j - 1] = l;
+            f->sys_at[j - 1] = at;
             memcpy(f->sys_data[j - 1], d, sizeof d);
         }
     }
 }
 
-/* Write the system events as EVENTS blocks of slot 0xFFFF. */
+/* Write the system events as EVENTS blocks of slot 0xFFFF. In TSC mode an
+ * ANCHOR record goes before an event converted with another anchor than the
+ * one in effect (a gap's events carry the anchor of the event they precede). */
 static int emit_sys(struct pt_handle *h, struct pt_flush *f)
 {
     struct pt_shm *s = h->shm;
     sort_sys(f);
-    uint64_t t1 = pt_rdtsc();
-    int64_t ns = pt_realtime_ns();
+    bool tsc = s->clock_mode == PT_CLOCK_TSC;
+    struct pt_stamp now = { .has_a = tsc };
+    if (tsc)
+        now.a_ticks = pt_tsc_pair(CLOCK_REALTIME, &now.a_ns);
+    for (uint32_t i = 0; i < f->nsys; i++)
+        if (!tsc || !f->sys_at[i].has_a)
+            f->sys_at[i] = (struct pt_stamp){ f->sys[i].ts, tsc, now.a_ticks, now.a_ns };
     uint32_t i = 0, max = pt_logw_payload_max(f->w);
     while (i < f->nsys) {
+        struct pt_stamp cur = f->sys_at[i]; /* the block header's anchor */
         uint32_t size = 0, k = i;
-        while (k < f->nsys && size + sys_size(f, k) <= max)
-            size += sys_size(f, k++);
+        for (struct pt_stamp a = cur; k < f->nsys; k++) {
+            uint32_t need = sys_size(f, k) + (sys_anchor_changes(f, k, &a) ? PT_REC_HDR : 0);
+            if (size + need > max)
+                break;
+            size += need;
+            a = f->sys_at[k];
+        }
         make_room(h, f);
         struct pt_logw_block b = {
             .type = PT_LOG_EVENTS, .payload_len = size, .slot = PT_LOG_SYS_SLOT,
-            .pid = s->target_pid, .anchor_ticks = s->clock_mode == PT_CLOCK_TSC ? t1 : 0,
-            .anchor_ns = s->clock_mode == PT_CLOCK_TSC ? ns : 0,
+            .pid = s->target_pid, .anchor_ticks = cur.a_ticks, .anchor_ns = cur.a_ns,
         };
         unsigned char *p = pt_logw_block(f->w, &b);
         for (; i < k; i++) {
+            if (sys_anchor_changes(f, i, &cur)) {
+                cur = f->sys_at[i];
+                struct pt_rec a = { .id = 0, .ts = cur.a_ticks, .addr = (uint64_t)cur.a_ns };
+                atomic_store_explicit(&a.commit, PT_COMMIT(PT_REC_ANCHOR, PT_REC_HDR),
+                                      memory_order_relaxed);
+                memcpy(p, &a, PT_REC_HDR);
+                p += PT_REC_HDR;
+            }
             uint32_t rs = sys_size(f, i);
             struct pt_rec r = f->sys[i];
             atomic_store_explicit(&r.commit, PT_COMMIT(PT_REC_EVENT, rs), memory_order_relaxed);
@@ -160,9 +211,10 @@ static int emit_sys(struct pt_handle *h, struct pt_flush *f)
 
 /* Walk slot i's committed records from the read position. Returns the end
  * offset; *end: an END record stops it; counts events in *nev and gives the
- * first one's stamp in *first_ts. */
+ * first one's stamp in *first, with the anchor in effect there (*first comes
+ * in with the anchor in effect at the read position). */
 static uint32_t walk(struct pt_handle *h, struct pt_chunk *ch, uint32_t off, bool *end,
-                     uint32_t *nev, bool *bad, uint64_t *first_ts)
+                     uint32_t *nev, bool *bad, struct pt_stamp *first)
 {
     struct pt_shm *s = h->shm;
     *end = false;
@@ -185,9 +237,12 @@ static uint32_t walk(struct pt_handle *h, struct pt_chunk *ch, uint32_t off, boo
             *bad = true;
             break;
         }
-        if (PT_COMMIT_TYPE(c) != PT_REC_ANCHOR) {
+        if (PT_COMMIT_TYPE(c) == PT_REC_ANCHOR) {
             if (*nev == 0)
-                *first_ts = copy.ts;
+                *first = (struct pt_stamp){ 0, true, copy.ts, (int64_t)copy.addr };
+        } else {
+            if (*nev == 0)
+                first->ts = copy.ts;
             (*nev)++;
         }
         off += PT_COMMIT_SIZE(c);
@@ -295,26 +350,101 @@ static int64_t pack_fragment(struct pt_handle *h, struct pt_flush *f, uint32_t i
     return left_out;
 }
 
-/* UNTIL_FULL log: no room left for events, once the last system events,
- * names and status are provided for. */
+/*
+ * Room in an UNTIL_FULL log, which never grows past log-max-size. A flush
+ * writes PACKED blocks, then its "tail": the system events, the names not
+ * yet written and a STATUS block.
+ * - A PACKED block is opened only if the tail still fits after it, with
+ *   PT_SYS_LATE bytes for system events added later in the flush; else the
+ *   log is full and the flush is the last (log_full).
+ * - A flush that is not the last leaves PT_STOP_BLOCKS free for the one that
+ *   stops the stream (an EVENTS block for FLUSH_START, FLUSH_STOP and STOP,
+ *   a STATUS block); else it is the last itself (log_fits).
+ * - The last flush sheds what does not fit (fit_tail): the other system
+ *   events first (the losses stay counted in the STATUS block), then the
+ *   names. So every flush starts with PT_STOP_BLOCKS free, and the last fits.
+ */
+#define PT_STOP_BLOCKS 2u
+#define PT_SYS_LATE (8u * (2 * PT_REC_HDR + 8) + (uint32_t)sizeof(trace_event_set_t))
+
+/* At most the EVENTS blocks emit_sys writes for the system events so far and
+ * `extra` bytes more: each may need an ANCHOR record, and a block may end
+ * short of the largest. */
+static uint64_t sys_blocks(const struct pt_flush *f, uint64_t extra)
+{
+    uint64_t bytes = extra;
+    for (uint32_t i = 0; i < f->nsys; i++)
+        bytes += PT_REC_HDR + sys_size(f, i);
+    uint64_t usable = pt_logw_payload_max(f->w) - 2 * PT_REC_HDR - sizeof(trace_event_set_t);
+    return (bytes + usable - 1) / usable;
+}
+
+static uint64_t tail_blocks(struct pt_handle *h, const struct pt_flush *f, uint64_t extra,
+                            bool names)
+{
+    return sys_blocks(f, extra) + (names ? pt_logw_names_blocks(f->w, h->shm) : 0) + 1;
+}
+
+/* No room for another PACKED block (the one being filled counts: its
+ * blocks are counted when sealed). */
 static bool log_full(struct pt_handle *h, struct pt_flush *f)
 {
     if (pt_logw_status(f->w)->stopped)
         return true;
     uint64_t room = pt_logw_room(f->w);
-    return room != UINT64_MAX && room <= pt_logw_reserve(f->w, h->shm);
+    uint64_t open = f->pk.p != NULL;
+    return room != UINT64_MAX && room <= open + tail_blocks(h, f, PT_SYS_LATE, true);
+}
+
+/* After this flush, room is left for the one that stops the stream. */
+static bool log_fits(struct pt_handle *h, struct pt_flush *f)
+{
+    uint64_t room = pt_logw_room(f->w);
+    return room == UINT64_MAX || room >= tail_blocks(h, f, 0, true) + PT_STOP_BLOCKS;
+}
+
+/* Keep only the system events that frame and end the last flush. */
+static void keep_stop_events(struct pt_flush *f)
+{
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < f->nsys; i++) {
+        trace_event_id_t id = f->sys[i].id;
+        if (id != POSIX_TRACE_FLUSH_START && id != POSIX_TRACE_FLUSH_STOP &&
+            id != POSIX_TRACE_STOP)
+            continue;
+        if (n != i) {
+            f->sys[n] = f->sys[i];
+            f->sys_at[n] = f->sys_at[i];
+            f->sys_len[n] = f->sys_len[i];
+            memcpy(f->sys_data[n], f->sys_data[i], f->sys_len[i]);
+        }
+        n++;
+    }
+    f->nsys = n;
+}
+
+/* The tail must fit in the room left: shed what does not. Returns whether
+ * the names are written. */
+static bool fit_tail(struct pt_handle *h, struct pt_flush *f)
+{
+    uint64_t room = pt_logw_room(f->w);
+    if (room == UINT64_MAX || room >= tail_blocks(h, f, 0, true))
+        return true;
+    keep_stop_events(f);
+    return room >= tail_blocks(h, f, 0, true);
 }
 
 /* A LOOP gap in slot i's chain: OVERFLOW (the count) and RESUME just before
- * the first event kept after it. */
+ * the first event kept after it, with its stamp converted as it is (the log
+ * reader puts slot 0xFFFF first among equal stamps). */
 static void gap_events(struct pt_handle *h, struct pt_flush *f, struct pt_rslot *r,
-                       uint64_t first_ts)
+                       const struct pt_stamp *first)
 {
     uint64_t n = r->gap;
     r->gap = 0;
     h->lost_reported += n;
-    add_sys(f, POSIX_TRACE_OVERFLOW, first_ts - 1, &n, sizeof n);
-    add_sys(f, POSIX_TRACE_RESUME, first_ts - 1, NULL, 0);
+    add_sys_at(f, POSIX_TRACE_OVERFLOW, first, &n, sizeof n);
+    add_sys_at(f, POSIX_TRACE_RESUME, first, NULL, 0);
 }
 
 /* Flush slot i: closed chunks always, the open chunk's committed part when
@@ -340,14 +470,16 @@ static void drain_slot(struct pt_handle *h, struct pt_flush *f, uint32_t i, bool
         bool end, bad = false;
         uint32_t nev = 0;
         uint32_t off;
-        uint64_t first_ts = 0;
+        struct pt_stamp first = { 0, true, s->tick0, s->real0_ns }; /* the log header's */
+        if (r->has_anchor)
+            first = (struct pt_stamp){ 0, true, r->anchor_ts, r->anchor_ns };
         if (!partial && atomic_load_explicit(&ch->next, memory_order_acquire) == PT_NONE &&
             atomic_load_explicit(&sl->state, memory_order_acquire) == PT_SLOT_OWNED)
             return; /* its writer's open chunk: not walked until a partial flush */
         if (r->off == 0 && r->gap == 0 && closed_whole(s, ch, &off, &nev)) {
             end = true; /* a whole closed chunk: no need to walk its records */
         } else {
-            off = walk(h, ch, r->off, &end, &nev, &bad, &first_ts);
+            off = walk(h, ch, r->off, &end, &nev, &bad, &first);
         }
         if (off > r->off && (end || partial || bad)) {
             int64_t left_out = pack_fragment(h, f, i, ch, off, &bad);
@@ -358,7 +490,7 @@ static void drain_slot(struct pt_handle *h, struct pt_flush *f, uint32_t i, bool
                 f->dropped = 1;
             }
             if (r->gap != 0 && (uint64_t)left_out < nev)
-                gap_events(h, f, r, first_ts);
+                gap_events(h, f, r, &first);
             f->moved++;
             f->batch_events += nev - (uint64_t)left_out;
             r->off = off;
@@ -520,7 +652,7 @@ static void lock_after_clears(struct pt_flush *f)
  * events recorded until a quarter is free, not a whole stream's worth. */
 static bool quarter_free(struct pt_shm *s)
 {
-    return atomic_load_explicit(&s->free_count, memory_order_relaxed) >= s->nchunks / 4;
+    return atomic_load_explicit(&s->used, memory_order_relaxed) <= s->cap - s->cap / 4;
 }
 
 /* One flush. `partial`: also the open chunks' committed records; `marked`:
@@ -552,11 +684,14 @@ static int flush_run(struct pt_handle *h, bool partial, bool marked, uint32_t bu
         system_events(h, f, partial && (!f->cut || quarter_free(s)));
         if (marked)
             add_sys(f, POSIX_TRACE_FLUSH_STOP, now_ticks(s), NULL, 0);
+        if ((marked || f->moved != 0 || f->nsys != 0) && !log_fits(h, f))
+            log_filled(h, f, false); /* the next flush would not fit: this is the last */
     }
     int rc = 0;
     if (marked || f->moved != 0 || f->nsys != 0) { /* an idle look writes nothing */
+        bool names = fit_tail(h, f);
         rc = emit_sys(h, f);
-        if (rc == 0)
+        if (rc == 0 && names)
             rc = pt_logw_names(f->w, s);
         if (rc == 0) {
             struct posix_trace_status_info st;

@@ -15,6 +15,7 @@
 #include "clock.h"
 #include "copy_small.h"
 #include "shm_layout.h"
+#include "pt_sizes.h"
 
 #define PT_API __attribute__((visibility("default")))
 #define likely(x)   __builtin_expect(!!(x), 1)
@@ -27,11 +28,13 @@
 #define PT_DEF_STREAM_SIZE  ((size_t)1 << 20)
 #define PT_MAX_STREAM_SIZE  ((size_t)1 << 30)
 #define PT_DEF_MAX_DATA     ((size_t)256)
-#define PT_MAX_MAX_DATA     ((size_t)65536)
+#define PT_MAX_MAX_DATA     ((size_t)PT_MAX_MAX_DATA_SIZE)
 #define PT_DEF_LOG_SIZE     ((size_t)16 << 20)
-/* System events: FILTER carries old + new sets (512 bytes); the shim's events
- * up to 1024 bytes, which keeps 4 KiB chunks (shm.c). */
-#define PT_SYS_DATA_MAX     ((size_t)1024)
+/* System events' data (pt_sizes.h): FILTER's old + new sets, the shim's
+ * events; 1024 bytes keep 4 KiB chunks (shm.c). */
+#define PT_SYS_DATA_MAX     ((size_t)PT_SYS_DATA_BYTES)
+_Static_assert(2 * sizeof(trace_event_set_t) == PT_FILTER_DATA_BYTES,
+               "FILTER carries two event sets");
 /* Per-event budget: record header plus one anchor record it may need. */
 #define PT_EVENT_OVERHEAD   (2 * PT_REC_HDR)
 #define PT_ATTR_POLICY_SET  1u /* __flags: stream policy set explicitly */
@@ -97,10 +100,13 @@ void pt_thread_release_slots(struct pt_thread *t);
 void pt_want_update(void);                        /* after running/filter changes */
 void pt_quiesce_writers(void);                    /* wait out this process's writers */
 uint32_t pt_thread_index(void);                   /* pt_threads index + 1, 0 = none */
+uint32_t pt_writer_id(uint64_t *start);           /* pid, start time for a new slot (vfork) */
+bool pt_writer_takes(const struct pt_shm *s);     /* false: a vfork child, stream not inherited */
 
 /* ---- procfs.c ---- */
 int  pt_proc_stat(pid_t pid, char *state, uint64_t *start);
 bool pt_proc_alive(pid_t pid, uint64_t start);
+int  pt_proc_ppid(pid_t pid, pid_t *ppid);
 
 /* ---- inbox.c: how controllers in other processes reach this process ----
  * The inbox is a memfd mapped over a page-aligned static object of the
@@ -172,6 +178,10 @@ int  pt_inbox_lock(struct pt_inbox *ib);
 void pt_inbox_post(struct pt_inbox_ent *e, const struct pt_shm *s, int ctrl_fd, size_t size);
 bool pt_is_inbox_link(const char *path);
 void pt_inbox_ring(struct pt_inbox *ib);
+/* discover.c: the inbox a new image inherits (its descriptors, its ancestors) */
+int  pt_inbox_fd_base(void);                      /* where the inbox descriptor goes */
+int  pt_discover_own_fds(struct pt_inbox *copy);  /* its descriptor, or -1 */
+int  pt_discover_ancestors(struct pt_inbox *copy); /* 0: the nearest ancestor's */
 void pt_member_join(struct pt_shm *s, int att);
 void pt_inbox_publish_name(trace_event_id_t id, const char *name);
 void pt_names_copy_from(struct pt_shm *s, const struct pt_inbox *ib); /* names.c */
@@ -227,7 +237,7 @@ void pt_shm_unmap(struct pt_shm *s, size_t size);
 /* The data a record may carry: max-data-size, and system events' data. */
 static inline size_t pt_max_data_of(size_t user_max)
 {
-    return user_max > PT_SYS_DATA_MAX ? user_max : PT_SYS_DATA_MAX;
+    return PT_RECORD_DATA_MAX(user_max);
 }
 /* The largest record of stream s. */
 static inline size_t pt_max_record(const struct pt_shm *s)

@@ -153,8 +153,7 @@ int pt_logr_open(int fd, struct pt_logr **out)
     l->fd = fcntl(fd, F_DUPFD_CLOEXEC, 0);
     rc = l->fd < 0 ? errno : read_header(l);
     if (rc == 0) {
-        l->max_len = l->h.max_data_size > LR_SYS_DATA ? (uint32_t)l->h.max_data_size
-                                                      : LR_SYS_DATA;
+        l->max_len = (uint32_t)PT_RECORD_DATA_MAX(l->h.max_data_size);
         rc = index_log(l, fsize);
     }
     if (rc != 0) {

@@ -120,11 +120,18 @@ static int cur_next(struct pt_logr *l, struct lr_cursor *c)
 }
 
 /* ---- the heap of cursors ---- */
+/* Among equal stamps the trace system's own events (slot 0xFFFF) come first:
+ * a gap's OVERFLOW and RESUME carry the stamp of the event after the gap. */
+static uint32_t tie_rank(uint32_t slot)
+{
+    return slot == LR_SLOT_SYS ? 0 : slot + 1;
+}
+
 static int before(const struct pt_logr *l, uint32_t a, uint32_t b)
 {
     const struct lr_cursor *x = &l->cur[a], *y = &l->cur[b];
     int64_t d = (int64_t)(x->rec.ts - y->rec.ts);
-    return d != 0 ? d < 0 : x->slot < y->slot;
+    return d != 0 ? d < 0 : tie_rank(x->slot) < tie_rank(y->slot);
 }
 
 static void sift_down(struct pt_logr *l, uint32_t i)

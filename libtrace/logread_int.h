@@ -13,6 +13,7 @@
 #include <endian.h>
 
 #include "logread.h"
+#include "pt_sizes.h"
 
 #define LR_HDR_SIZE    4096u
 #define LR_HDR_SUM_OFF 4088u
@@ -21,8 +22,7 @@
 #define LR_REC_HDR     32u
 #define LR_MIN_BLOCK   4096u
 #define LR_MAX_BLOCK   (16u << 20)
-#define LR_MAX_DATA    65536u
-#define LR_SYS_DATA    512u     /* system events' data (two event sets) */
+#define LR_MAX_DATA    PT_MAX_MAX_DATA_SIZE /* the largest max_data_size */
 #define LR_ID_MAX      1280u
 #define LR_NAME_MAX    63u
 #define LR_SLOT_SYS    0xFFFFu
@@ -105,7 +105,7 @@ struct lr_cursor {
 struct pt_logr {
     int fd;                     /* our own duplicate of the caller's */
     struct lr_header h;
-    uint32_t max_len;           /* max(max_data_size, LR_SYS_DATA) */
+    uint32_t max_len;           /* PT_RECORD_DATA_MAX(max_data_size) */
     struct lr_block *ev;        /* EVENTS blocks, by (slot, seq) */
     size_t nev;
     struct lr_cursor *cur;

@@ -15,6 +15,11 @@
 #define HDR_SIZE 4096u
 #define BLK_HDR 64u
 #define PT_LOGW_BATCH 256u /* blocks written per system call at most */
+/* A block is a chunk (shm.c), which holds two of the largest records; the
+ * reader accepts data up to PT_RECORD_DATA_MAX(max_data_size) (pt_sizes.h),
+ * the limit record.c applies. Even the smallest block holds a system event. */
+_Static_assert(BLK_HDR + PT_REC_HDR + PT_SYS_DATA_BYTES <= HDR_SIZE,
+               "a 4 KiB block holds the largest system event");
 
 struct pt_logw {
     int fd;
@@ -216,8 +221,8 @@ uint64_t pt_logw_room(const struct pt_logw *w)
     return used < w->positions ? w->positions - used : 0;
 }
 
-/* Blocks to keep for the end of a flush: system events, new names, status. */
-uint64_t pt_logw_reserve(const struct pt_logw *w, struct pt_shm *s)
+/* At most the blocks the next pt_logw_names() writes. */
+uint64_t pt_logw_names_blocks(const struct pt_logw *w, struct pt_shm *s)
 {
     uint64_t bytes = 0;
     struct pt_name *t = pt_names(s);
@@ -226,8 +231,7 @@ uint64_t pt_logw_reserve(const struct pt_logw *w, struct pt_shm *s)
             atomic_load_explicit(&t[id].valid, memory_order_relaxed))
             bytes += 8 + TRACE_EVENT_NAME_MAX + 1;
     }
-    /* two blocks of system events, the names, the status */
-    return 3 + (bytes + pt_logw_payload_max(w) - 1) / pt_logw_payload_max(w);
+    return (bytes + pt_logw_payload_max(w) - 1) / pt_logw_payload_max(w);
 }
 
 /* Full: commit before adding a block. */

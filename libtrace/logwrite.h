@@ -34,7 +34,7 @@ int  pt_logw_reset(struct pt_logw *w);
 struct pt_logw_status *pt_logw_status(struct pt_logw *w);
 uint32_t pt_logw_payload_max(const struct pt_logw *w);
 uint64_t pt_logw_room(const struct pt_logw *w);
-uint64_t pt_logw_reserve(const struct pt_logw *w, struct pt_shm *s);
+uint64_t pt_logw_names_blocks(const struct pt_logw *w, struct pt_shm *s);
 bool pt_logw_batch_full(const struct pt_logw *w);
 unsigned char *pt_logw_block(struct pt_logw *w, const struct pt_logw_block *b);
 void pt_logw_seal(struct pt_logw *w);

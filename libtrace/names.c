@@ -183,6 +183,13 @@ int pt_local_eventid_open(const char *name, trace_event_id_t *id)
         *id = POSIX_TRACE_UNNAMED_USEREVENT;
         return 0;
     }
+    /* A stream a controller posted for this process but that no event has
+     * attached yet may already name it (posix_trace_trid_eventid_open, from
+     * the top down): attach it now, so that choose_id finds the name in its
+     * table and "the previously assigned identifier" is returned. Only this
+     * process does anything here; the controller waits for nothing. */
+    if (unlikely(pt_want_load(0) & PT_WANT_BELL))
+        pt_inbox_refresh();
     pt_names_lock_local();
     for (uint32_t i = 0; i < TRACE_USER_EVENT_MAX; i++) {
         if (local_valid[i] && strcmp(local_names[i], name) == 0) {

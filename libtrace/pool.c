@@ -6,6 +6,10 @@
  * Writers pop (once per chunk, not per event); the reader pushes chunks it
  * has consumed. Reading a stale next_free of a chunk popped meanwhile is
  * harmless: the tag makes the CAS fail.
+ *
+ * The cap (shm_layout.h): a closed chunk (its `next` set) carries its
+ * written bytes, `end`, in `used`; pushing it back gives them back. An open
+ * chunk pushed back (an orphan's, chain.c) was never charged.
  */
 #include "internal.h"
 
@@ -16,6 +20,7 @@ void pt_pool_init(struct pt_shm *s)
     atomic_store(&s->pool_top, TOP(0, PT_NONE));
     atomic_store(&s->free_count, s->nchunks);
     atomic_store(&s->fresh_next, 0);
+    atomic_store(&s->used, 0);
 }
 
 uint32_t pt_pool_pop(struct pt_shm *s)
@@ -52,6 +57,8 @@ uint32_t pt_pool_pop(struct pt_shm *s)
 void pt_pool_push(struct pt_shm *s, uint32_t idx)
 {
     struct pt_chunk *c = pt_chunk(s, idx);
+    if (atomic_load_explicit(&c->next, memory_order_acquire) != PT_NONE)
+        pt_used_refund(s, atomic_load_explicit(&c->end, memory_order_relaxed));
     uint64_t top = atomic_load_explicit(&s->pool_top, memory_order_relaxed);
     do {
         atomic_store_explicit(&c->next_free, (uint32_t)top, memory_order_relaxed);

@@ -90,6 +90,46 @@ static uint32_t steal_oldest(struct pt_shm *s)
     return PT_NONE;
 }
 
+/* LOOP: make room for w more bytes in closed chunks by taking the oldest:
+ * the first taken becomes the writer's new chunk, any further one goes back
+ * to the pool. PT_NONE: no room could be made (all closed chunks in flight). */
+static uint32_t steal_room(struct pt_shm *s, uint32_t w)
+{
+    uint32_t got = PT_NONE;
+    for (uint32_t n = 0; n < s->nchunks; n++) {
+        uint32_t c = steal_oldest(s);
+        if (c == PT_NONE)
+            break;
+        if (got == PT_NONE) {
+            pt_used_refund(s, atomic_load_explicit(&pt_chunk(s, c)->end, memory_order_relaxed));
+            got = c;
+        } else {
+            pt_pool_push(s, c); /* gives its bytes back */
+        }
+        if (pt_used_charge(s, w))
+            return got;
+    }
+    if (got != PT_NONE) { /* refunded already: back to the pool uncharged */
+        atomic_store_explicit(&pt_chunk(s, got)->end, 0, memory_order_relaxed);
+        pt_pool_push(s, got);
+    }
+    return PT_NONE;
+}
+
+/* The next chunk of a writer closing one of w written bytes (0: its first):
+ * the bytes charged to the cap, then a chunk from the pool; LOOP steals when
+ * the cap is reached. PT_NONE: the stream is full. */
+static uint32_t take_chunk(struct pt_shm *s, uint32_t w)
+{
+    if (pt_used_charge(s, w)) {
+        uint32_t c = pt_pool_pop(s);
+        if (c != PT_NONE)
+            return c;
+        pt_used_refund(s, w);
+    }
+    return s->stream_policy == POSIX_TRACE_LOOP ? steal_room(s, w) : PT_NONE;
+}
+
 /* Tell the reader a record stamped ts is being written at pos: it reports
  * no later-stamped event until the commit word changes (ts 0: stamp unknown,
  * it reports nothing). */
@@ -126,9 +166,9 @@ static bool switch_chunk(struct pt_shm *s, struct pt_slot *sl, uint64_t ts)
         pt_inbox_ring_self(); /* the next event detaches the stream */
         return false;
     }
-    uint32_t c = pt_pool_pop(s);
-    if (c == PT_NONE && s->stream_policy == POSIX_TRACE_LOOP)
-        c = steal_oldest(s);
+    uint32_t old = sl->wchunk;
+    uint32_t w = old == PT_NONE ? 0 : (uint32_t)(sl->wpos - pt_chunk_data_off(s, old));
+    uint32_t c = take_chunk(s, w);
     if (c == PT_NONE) {
         if (s->stream_policy != POSIX_TRACE_LOOP)
             mark_full(s, ts);
@@ -140,12 +180,10 @@ static bool switch_chunk(struct pt_shm *s, struct pt_slot *sl, uint64_t ts)
         pt_futex_wake(&s->flush_req, 1); /* the flusher drains it */
     uint32_t idx = (uint32_t)(sl - pt_slots(s));
     init_chunk(s, sl, idx, c, ts);
-    uint32_t old = sl->wchunk;
     if (old != PT_NONE) {
         struct pt_chunk *och = pt_chunk(s, old);
         atomic_store_explicit(&och->nrec, sl->nrec, memory_order_relaxed);
-        atomic_store_explicit(&och->end, (uint32_t)(sl->wpos - pt_chunk_data_off(s, old)),
-                              memory_order_relaxed);
+        atomic_store_explicit(&och->end, w, memory_order_relaxed); /* what was charged */
         /* END before next: a chunk with a next is finished for good. */
         atomic_store_explicit(&rec_at_pos(s, sl->wpos)->commit,
                               PT_COMMIT(PT_REC_END, PT_END_BYTES), memory_order_release);
@@ -185,10 +223,8 @@ static inline void put_record(struct pt_shm *s, struct pt_slot *sl, uint32_t typ
 /* An anchor pairs the tick counter with CLOCK_REALTIME for the reader. */
 static void write_anchor(struct pt_shm *s, struct pt_slot *sl)
 {
-    uint64_t t1 = pt_rdtsc();
-    int64_t ns = pt_realtime_ns();
-    uint64_t t2 = pt_rdtsc();
-    uint64_t ts = t1 + (t2 - t1) / 2;
+    int64_t ns;
+    uint64_t ts = pt_tsc_pair(CLOCK_REALTIME, &ns);
     put_record(s, sl, PT_REC_ANCHOR, 0, ts, (uint64_t)ns, NULL, 0, 0);
     sl->anchor_ts = ts;
 }
@@ -276,8 +312,7 @@ static struct pt_slot *acquire_slot(struct pt_shm *s, struct pt_thread *t, uint3
             atomic_fetch_add_explicit(&sl->gen, 1, memory_order_relaxed);
             if (want == PT_SLOT_ORPHAN)
                 adopt_fixup(s, sl);
-            sl->pid = pt_pid;
-            sl->pid_start = pt_start;
+            sl->pid = pt_writer_id(&sl->pid_start);
             sl->thread = (uint64_t)pthread_self();
             if (want == PT_SLOT_FREE)
                 sl->wchunk = PT_NONE;
@@ -337,6 +372,8 @@ static void record_one(struct pt_shm *s, int att, struct pt_thread *t, trace_eve
         t->epoch[att] = pt_att[att].epoch;
     }
     uint16_t v = t->slot[att][level];
+    if (unlikely(v == 0) && !pt_writer_takes(s))
+        return;
     struct pt_slot *sl = v ? &pt_slots(s)[v - 1] : acquire_slot(s, t, (uint32_t)att, level);
     if (sl == NULL) {
         pt_note_loss(s, 1, EAGAIN);

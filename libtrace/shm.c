@@ -21,11 +21,23 @@ static uint32_t max_budget(size_t max_data)
 }
 
 
+/* The bytes closed chunks may hold at once: stream-min-size, and at least
+ * one chunk's room (else no chunk could ever close, and LOOP could not
+ * overwrite). */
+static uint64_t closed_cap(const trace_attr_t *a, uint32_t chunk_size)
+{
+    uint64_t room = chunk_size - PT_CHUNK_HDR - PT_END_BYTES;
+    return a->__stream_size > room ? a->__stream_size : room;
+}
+
 /*
  * A chunk holds at least two of the largest records, so a closed chunk wastes
- * at most one budget. Closed chunks are then at least `usable` full and each
- * writer slot holds one open chunk: stream_size / usable + nslots chunks
- * record every set of events whose budgets sum to stream_size.
+ * at most one budget: it is at least `usable` full. Closing a chunk charges
+ * its written bytes to the cap (shm_layout.h), so at most cap / usable
+ * chunks are closed at once, and each writer slot holds one open chunk:
+ * cap / usable + nslots chunks are always enough. The cap, not the number
+ * of chunks, is what fills the stream: events whose budgets sum to
+ * stream-min-size write at most that many bytes, so they never reach it.
  */
 void pt_geometry(const trace_attr_t *a, struct pt_geometry *g)
 {
@@ -34,7 +46,7 @@ void pt_geometry(const trace_attr_t *a, struct pt_geometry *g)
     while (cs < 2 * budget + PT_CHUNK_HDR + PT_END_BYTES)
         cs *= 2;
     uint32_t usable = cs - PT_CHUNK_HDR - PT_END_BYTES - budget;
-    uint64_t data_chunks = (a->__stream_size + usable - 1) / usable;
+    uint64_t data_chunks = (closed_cap(a, cs) + usable - 1) / usable;
     g->chunk_size = cs;
     g->nchunks = (uint32_t)(data_chunks + PT_NSLOTS + 1);
     uint64_t hdr = align_up(sizeof(struct pt_shm), PT_CACHELINE);
@@ -85,6 +97,7 @@ static void init_header(struct pt_shm *s, const trace_attr_t *a, const struct pt
     s->total_size = g->total;
     s->chunk_size = g->chunk_size;
     s->nchunks = g->nchunks;
+    s->cap = closed_cap(a, g->chunk_size);
     s->slots_off = PT_SLOTS_OFF;
     s->names_off = align_up(s->slots_off + (uint64_t)PT_NSLOTS * sizeof(struct pt_slot),
                             PT_PAGE);
@@ -99,8 +112,12 @@ static void init_header(struct pt_shm *s, const trace_attr_t *a, const struct pt
     s->nslots = PT_NSLOTS;
     s->ticks_per_ns = s->clock_mode == PT_CLOCK_TSC ? pt_clock_ticks_per_ns() : 1.0;
     s->mono0_ns = pt_monotonic_ns();
-    s->tick0 = pt_ticks(s->clock_mode);
-    s->real0_ns = pt_realtime_ns();
+    if (s->clock_mode == PT_CLOCK_TSC) {
+        s->tick0 = pt_tsc_pair(CLOCK_REALTIME, &s->real0_ns);
+    } else {
+        s->real0_ns = pt_realtime_ns();
+        s->tick0 = (uint64_t)s->real0_ns;
+    }
     memcpy(s->name, a->__name, sizeof s->name);
     s->name[sizeof s->name - 1] = '\0';
     struct timespec now;

@@ -19,13 +19,14 @@
 #define PT_SHM_LAYOUT_H
 
 #include <stdalign.h>
+#include <stdbool.h>
 #include <stdatomic.h>
 #include <stdint.h>
 #include <pthread.h>
 #include <trace.h>
 
 #define PT_SHM_MAGIC    UINT64_C(0x314d485343525450) /* "PTRCSHM1" little-endian */
-#define PT_SHM_VERSION  2u
+#define PT_SHM_VERSION  3u
 #define PT_NSLOTS       256u
 #define PT_NEST         4u
 #define PT_NONE         UINT32_MAX
@@ -149,6 +150,8 @@ struct pt_shm {
     uint32_t pad_alive_;
     uint32_t named;            /* 1: a /dev/shm object (pt_shm_name), not a memfd */
     uint32_t pad_named_;
+    uint64_t cap;              /* bytes closed chunks may hold: max(stream-min-size, one
+                                  chunk's room) (shm.c, "Geometry" in doc/design.md) */
     /* Everything above is written once, by the creator, before any other
      * process sees the stream; the creator then keeps a private copy of this
      * first page (pt_shm_privatize), so that another process writing into
@@ -167,6 +170,7 @@ struct pt_shm {
     _Atomic uint32_t free_count;
     _Atomic uint32_t fresh_next;   /* chunks never handed out start here */
     _Atomic uint64_t chunk_seq;
+    _Atomic uint64_t used;     /* bytes written in closed chunks not yet back in the pool */
     alignas(PT_CACHELINE) _Atomic uint32_t wake_seq;
     _Atomic uint32_t waiters;
     _Atomic uint32_t flush_req;  /* FLUSH policy: writers ask the flusher to run */
@@ -187,15 +191,42 @@ static inline uint32_t pt_chunk_room(const struct pt_shm *s)
 { return s->chunk_size - PT_CHUNK_HDR - PT_END_BYTES; }
 static inline uint64_t pt_chunk_data_off(const struct pt_shm *s, uint32_t i)
 { return s->chunks_off + (uint64_t)i * s->chunk_size + PT_CHUNK_HDR; }
-/* Policy FLUSH: the flusher is due once an eighth of the stream is in use.
- * Writers test this at each chunk switch (record.c) and the flusher goes on
- * while it holds (flusher.c); starting early leaves the other seven eighths
- * to absorb the flusher's stalls (the kernel allocating log pages, being
- * scheduled out). */
+/* The cap: a writer closing a chunk of w written bytes first charges them
+ * to `used`; the charge fails (the stream is full) if closed chunks would
+ * then hold more than `cap` bytes. The pool gives them back (pool.c). */
+static inline bool pt_used_charge(struct pt_shm *s, uint32_t w)
+{
+    uint64_t u = atomic_load_explicit(&s->used, memory_order_relaxed);
+    do {
+        if (u + w > s->cap)
+            return false;
+    } while (!atomic_compare_exchange_weak_explicit(&s->used, &u, u + w,
+                                                    memory_order_relaxed,
+                                                    memory_order_relaxed));
+    return true;
+}
+static inline void pt_used_refund(struct pt_shm *s, uint32_t w)
+{
+    uint64_t u = atomic_load_explicit(&s->used, memory_order_relaxed);
+    while (!atomic_compare_exchange_weak_explicit(&s->used, &u, u > w ? u - w : 0,
+                                                  memory_order_relaxed,
+                                                  memory_order_relaxed))
+        ;
+}
+/* Less than one chunk of the cap left: the next chunk closed may not fit
+ * (full status of a LOOP stream, which then overwrites). */
+static inline bool pt_used_full(struct pt_shm *s)
+{
+    return atomic_load_explicit(&s->used, memory_order_relaxed) + pt_chunk_room(s) > s->cap;
+}
+/* Policy FLUSH: the flusher is due once an eighth of the cap is in closed
+ * chunks. Writers test this at each chunk switch (record.c) and the flusher
+ * goes on while it holds (flusher.c); starting early leaves the other seven
+ * eighths to absorb the flusher's stalls (the kernel allocating log pages,
+ * being scheduled out). */
 static inline bool pt_flush_due(struct pt_shm *s)
 {
-    return atomic_load_explicit(&s->free_count, memory_order_relaxed) <
-           s->nchunks - s->nchunks / 8;
+    return atomic_load_explicit(&s->used, memory_order_relaxed) > s->cap / 8;
 }
 _Static_assert(sizeof(struct pt_slot) == 2 * PT_CACHELINE, "slot layout");
 

@@ -340,6 +340,22 @@ PT_API int posix_trace_clear(trace_id_t trid)
     return rc == ENOSPC || rc == EFBIG ? rc : 0;
 }
 
+/* The memory reserved for event records now (posix_trace_attr_getlogsize.3p.txt:
+ * "the current total memory size reserved for system and user trace events"):
+ * the cap on closed chunks, plus the room of each writer's open chunk. */
+static size_t reserved_now(struct pt_shm *s)
+{
+    uint64_t n = 0;
+    uint32_t hwm = atomic_load(&s->slots_hwm);
+    for (uint32_t i = 0; i < hwm && i < PT_NSLOTS; i++) {
+        struct pt_slot *sl = &pt_slots(s)[i];
+        uint32_t st = atomic_load_explicit(&sl->state, memory_order_acquire);
+        if ((st == PT_SLOT_OWNED || st == PT_SLOT_ORPHAN) && sl->wchunk < s->nchunks)
+            n++;
+    }
+    return (size_t)(s->cap + n * pt_chunk_room(s));
+}
+
 PT_API int posix_trace_get_attr(trace_id_t trid, trace_attr_t *a)
 {
     struct pt_handle *h;
@@ -362,7 +378,7 @@ PT_API int posix_trace_get_attr(trace_id_t trid, trace_attr_t *a)
     a->__name[TRACE_NAME_MAX - 1] = '\0';
     a->__create_time.tv_sec = (time_t)s->create_sec;
     a->__create_time.tv_nsec = (long)s->create_nsec;
-    a->__stream_size = s->stream_size;
+    a->__stream_size = reserved_now(s);
     a->__max_data_size = s->max_data;
     a->__log_size = s->log_size;
     a->__stream_policy = s->stream_policy;
@@ -379,8 +395,8 @@ void pt_stream_status(struct pt_handle *h, struct posix_trace_status_info *st, b
     st->posix_stream_status = state == PT_ST_RUNNING ? POSIX_TRACE_RUNNING
                                                      : POSIX_TRACE_SUSPENDED;
     /* FULL while an UNTIL_FULL stream is stopped for lack of space, or while
-     * no chunk is free (a LOOP stream overwrites) */
-    bool full = state == PT_ST_FULL || atomic_load(&s->free_count) == 0;
+     * less than a chunk's room is left under the cap (a LOOP stream overwrites) */
+    bool full = state == PT_ST_FULL || pt_used_full(s);
     st->posix_stream_full_status = full ? POSIX_TRACE_FULL : POSIX_TRACE_NOT_FULL;
     uint32_t ovr = reset ? atomic_exchange(&s->overrun, 0) : atomic_load(&s->overrun);
     st->posix_stream_overrun_status = ovr ? POSIX_TRACE_OVERRUN : POSIX_TRACE_NO_OVERRUN;

@@ -18,8 +18,10 @@
  *      each NUL-terminated, one after the other).
  * A payload cut short by the stream's maximum system event size is marked
  * POSIX_TRACE_TRUNCATED_RECORD; decoders show what is there and stop. The
- * shim itself keeps every payload within 1024 bytes (record.h): it cuts
- * variable fields to fit and then sets POSIXTRACE_CALL_DATA_CUT.
+ * shim itself keeps every payload within 1024 bytes, the system event data
+ * limit that the library, its log writer and its log reader share
+ * (libtrace/pt_sizes.h, PT_SYS_DATA_BYTES): it cuts variable fields to fit
+ * and then sets POSIXTRACE_CALL_DATA_CUT.
  *
  * Any change to an existing event's fields bumps POSIXTRACE_PAYLOAD_VERSION
  * (new events take new ids); hdr_size lets the header grow at its end.
@@ -43,10 +45,14 @@ struct posixtrace_call_hdr {
     uint32_t tid;         /* kernel thread id of the caller */
     uint32_t flags;       /* POSIXTRACE_CALL_* */
 };
-#define POSIXTRACE_CALL_NORETURN 1u /* exec/exit-like: recorded before the call */
+#define POSIXTRACE_CALL_NORETURN 1u /* recorded before a call that may not return (exec,
+                                       exit, a signal to the caller): ret, err and
+                                       duration are 0; if the call returns, a second
+                                       event of the same type has its result */
 #define POSIXTRACE_CALL_DATA_CUT 2u /* a buffer field holds only the first bytes */
-#define POSIXTRACE_CALL_ENTRY    4u /* recorded at entry only (vfork): ret, err and
-                                       duration are 0, the outcome is not known */
+#define POSIXTRACE_CALL_ENTRY    4u /* recorded at entry only: ret, err and duration
+                                       are 0, the outcome is not known (vfork in
+                                       logs of earlier versions) */
 #define POSIXTRACE_CALL_NODATA   8u /* a pointer argument was not read (NULL, or the
                                        call failed with EFAULT): its field is empty */
 
@@ -113,6 +119,7 @@ enum posixtrace_event_id {
     POSIXTRACE_EV_WAIT,
     POSIXTRACE_EV_WAITID,
     POSIXTRACE_EV_KILL,
+    POSIXTRACE_EV_RAISE,
     POSIXTRACE_EV_PTHREAD_CREATE = 96,
     POSIXTRACE_EV_THREAD_START,
     POSIXTRACE_EV_PTHREAD_EXIT,
