@@ -19,13 +19,11 @@
  * own with the entries of the inherited streams.
  */
 #include "internal.h"
-#include <dirent.h>
 #include <fcntl.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -88,16 +86,6 @@ static bool map_over(int fd)
     return p != MAP_FAILED;
 }
 
-/* Where the inbox descriptor goes: from PT_INBOX_FD_MIN, out of the way of
- * the program's own descriptors, or near the top when the limit is lower. */
-static int fd_base(void)
-{
-    struct rlimit rl;
-    if (getrlimit(RLIMIT_NOFILE, &rl) != 0 || rl.rlim_cur > PT_INBOX_FD_MIN + 16)
-        return PT_INBOX_FD_MIN;
-    return rl.rlim_cur > 3 + 16 ? (int)rl.rlim_cur - 16 : 3;
-}
-
 /* A new inbox holding `tmpl` (the header and entries to start with), at
  * descriptor `at` (replacing what is there: a forked child's copy of its
  * parent's inbox) or at the first free one from PT_INBOX_FD_MIN. */
@@ -106,7 +94,7 @@ static int create_inbox(const struct pt_inbox *tmpl, int at)
     int fd = memfd_create(PT_INBOX_NAME, MFD_CLOEXEC);
     if (fd < 0)
         return -1;
-    int hi = at >= 0 ? dup3(fd, at, O_CLOEXEC) : fcntl(fd, F_DUPFD_CLOEXEC, fd_base());
+    int hi = at >= 0 ? dup3(fd, at, O_CLOEXEC) : fcntl(fd, F_DUPFD_CLOEXEC, pt_inbox_fd_base());
     if (hi >= 0) {
         close(fd);
         fd = hi;
@@ -143,28 +131,6 @@ static int create_inbox(const struct pt_inbox *tmpl, int at)
     return fd;
 }
 
-/* The inbox a former image of this process (exec), or a parent that exec'd
- * us without forking through the library (vfork, posix_spawn), left open. */
-static int find_inherited(struct pt_inbox *copy)
-{
-    int base = fd_base();
-    for (int k = 0; k < 32; k++) {
-        int fd = k < 16 ? PT_INBOX_FD_MIN + k : base + k - 16;
-        if (k >= 16 && base == PT_INBOX_FD_MIN)
-            break;
-        char path[64];
-        if (fcntl(fd, F_GETFD) < 0)
-            continue;
-        snprintf(path, sizeof path, "/proc/self/fd/%d", fd);
-        if (!pt_is_inbox_link(path))
-            continue;
-        if (pread(fd, copy, sizeof *copy, 0) == (ssize_t)sizeof *copy &&
-            copy->magic == PT_INBOX_MAGIC && copy->version == 1)
-            return fd;
-    }
-    return -1;
-}
-
 /* Keep the entries of streams children inherit; drop the others. */
 static void keep_inherited(struct pt_inbox *ib)
 {
@@ -185,7 +151,7 @@ void pt_inbox_init(void)
         return;
     if (pt_proc_stat(getpid(), NULL, &pt_start) != 0)
         pt_start = 0;
-    int fd = find_inherited(&found);
+    int fd = pt_discover_own_fds(&found);
     if (fd >= 0 && found.pid == pt_pid && found.start == pt_start) {
         /* our own, from before an exec: keep it, attach its streams */
         fcntl(fd, F_SETFD, FD_CLOEXEC);
@@ -199,9 +165,11 @@ void pt_inbox_init(void)
             return;
         }
     }
-    if (fd >= 0) { /* a parent's: inherit its inherited streams */
+    if (fd >= 0 || pt_discover_ancestors(&found) == 0) {
+        /* a parent's or an ancestor's: inherit its inherited streams */
         keep_inherited(&found);
-        close(fd);
+        if (fd >= 0)
+            close(fd);
         if (create_inbox(&found, -1) >= 0) {
             inbox_ready = 1;
             pt_inbox_refresh();
@@ -567,4 +535,45 @@ void pt_inbox_before_exec(void)
     pt_inbox_refresh();
     set_inheritable();
     pt_release_all_slots();
+}
+
+/* ---- keeping the descriptor (posixtrace_reserved_fd, <posixtrace/record.h>) ---- */
+
+PT_API int posixtrace_reserved_fd(void)
+{
+    return inbox_ready ? PT_INBOX->fd : -1;
+}
+
+/* The members entries of this process name its inbox by number. */
+static void renumber_members(int fd)
+{
+    for (unsigned i = 0; i < PT_MAX_ATTACH; i++) {
+        struct pt_shm *s = atomic_load(&pt_att[i].shm);
+        int m = pt_att[i].member;
+        if (s != NULL && m >= 0 && (unsigned)m < PT_MAX_MEMBERS && s->members[m].pid == pt_pid)
+            s->members[m].inbox_fd = fd;
+    }
+}
+
+/* The program is about to close or replace the inbox's descriptor: give the
+ * inbox another number (inheritable as the old one was). In a vfork child,
+ * whose memory is its parent's, only the child's descriptor moves: the image
+ * it execs finds it by probing. Returns the new number, or -1. */
+PT_API int posixtrace_reserved_fd_move(void)
+{
+    if (!inbox_ready)
+        return -1;
+    int saved = errno;
+    int old = PT_INBOX->fd, fl = fcntl(old, F_GETFD);
+    int fd = fl < 0 ? -1 : fcntl(old, F_DUPFD_CLOEXEC, pt_inbox_fd_base());
+    if (fd >= 0 && !(fl & FD_CLOEXEC))
+        fcntl(fd, F_SETFD, 0);
+    if (fd >= 0 && (uint32_t)getpid() == PT_INBOX->pid) {
+        pt_att_lock_take();
+        PT_INBOX->fd = fd;
+        renumber_members(fd);
+        pt_att_lock_drop();
+    }
+    errno = saved;
+    return fd;
 }

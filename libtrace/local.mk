@@ -3,6 +3,7 @@ lib_LTLIBRARIES += libtrace/libposixtrace.la
 libtrace_libposixtrace_la_SOURCES = \
 	libtrace/internal.h \
 	libtrace/shm_layout.h \
+	libtrace/pt_sizes.h \
 	libtrace/clock.h \
 	libtrace/clock.c \
 	libtrace/attr.c \
@@ -33,6 +34,7 @@ libtrace_libposixtrace_la_SOURCES = \
 	libtrace/events_table.c \
 	libtrace/procfs.c \
 	libtrace/inbox.c \
+	libtrace/discover.c \
 	libtrace/remote.c \
 	libtrace/reap.c
 libtrace_libposixtrace_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libtrace

@@ -92,6 +92,80 @@ uint32_t pt_thread_index(void)
     return tls_index;
 }
 
+/*
+ * vfork children. A vfork child runs on its parent's thread, with the
+ * parent's memory and TLS, until it execs or exits: recording with the
+ * parent's registry entry would write into the parent's slots under the
+ * parent's pid. posixtrace_vfork_child() (the shim calls it in the child,
+ * right after vfork returned 0) sets the parent thread's entry aside: the
+ * child's first event claims an entry of its own, whose slots it acquires
+ * with its own pid (pt_writer_id). posixtrace_vfork_parent() (in the
+ * parent, when vfork returns) makes the child's slots orphans (the reader
+ * drains them), frees its entry and puts the parent's back. Nested vforks
+ * (a vfork child that vforks) nest up to PT_VFORK_MAX; deeper ones record
+ * nothing (the shared fallback entry counts their events lost).
+ */
+#define PT_VFORK_MAX 4u
+static __thread struct {
+    uint32_t depth;
+    uint32_t saved[PT_VFORK_MAX]; /* the parent's tls_index */
+    uint32_t pid[PT_VFORK_MAX];   /* the child's */
+    uint64_t start[PT_VFORK_MAX]; /* its start time, read at its first slot; 0 = not yet */
+} tls_vfork __attribute__((tls_model("initial-exec")));
+
+PT_API void posixtrace_vfork_child(void)
+{
+    uint32_t d = tls_vfork.depth;
+    if (d < PT_VFORK_MAX) {
+        tls_vfork.saved[d] = tls_index;
+        tls_vfork.pid[d] = (uint32_t)syscall(SYS_getpid);
+        tls_vfork.start[d] = 0;
+    }
+    tls_vfork.depth = d + 1;
+    tls_index = d < PT_VFORK_MAX ? 0 : PT_MAX_THREADS; /* deeper: the fallback entry */
+}
+
+PT_API void posixtrace_vfork_parent(void)
+{
+    uint32_t d = tls_vfork.depth;
+    if (d == 0)
+        return;
+    tls_vfork.depth = --d;
+    if (d >= PT_VFORK_MAX)
+        return;
+    uint32_t i = tls_index;
+    if (i != 0 && i != PT_MAX_THREADS) {
+        struct pt_thread *t = &pt_threads[i - 1];
+        atomic_store(&t->nest, 0); /* the child may have died inside an event */
+        pt_thread_release_slots(t);
+        atomic_store_explicit(&t->used, 0, memory_order_release);
+    }
+    tls_index = tls_vfork.saved[d];
+}
+
+/* The pid and start time a new slot of this thread carries: the process's,
+ * or a vfork child's own (its start time read once, on this slow path). */
+uint32_t pt_writer_id(uint64_t *start)
+{
+    uint32_t d = tls_vfork.depth;
+    if (likely(d == 0) || d > PT_VFORK_MAX) {
+        *start = pt_start;
+        return pt_pid;
+    }
+    if (tls_vfork.start[d - 1] == 0 &&
+        pt_proc_stat((pid_t)tls_vfork.pid[d - 1], NULL, &tls_vfork.start[d - 1]) != 0)
+        tls_vfork.start[d - 1] = 0;
+    *start = tls_vfork.start[d - 1];
+    return tls_vfork.pid[d - 1];
+}
+
+/* A vfork child records only into the streams a forked child would
+ * inherit (posix_trace_attr_getinherited(3p)). */
+bool pt_writer_takes(const struct pt_shm *s)
+{
+    return likely(tls_vfork.depth == 0) || s->inheritance == POSIX_TRACE_INHERITED;
+}
+
 /* Recompute the ON bits of pt_want from the attachments' running flags and
  * filter copies, a word (8 types) at a time: bits that go on are set before
  * bits that go off are cleared, so a type some stream keeps taking never

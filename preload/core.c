@@ -53,6 +53,13 @@ void shim_tid_reset(void)
     tls_tid = 0;
 }
 
+uint32_t shim_tid_swap(uint32_t t)
+{
+    uint32_t old = tls_tid;
+    tls_tid = t;
+    return old;
+}
+
 void shim_emit(struct shim_call *c)
 {
     c->p.hdr.version = POSIXTRACE_PAYLOAD_VERSION;

@@ -5,9 +5,12 @@
  *
  * vfork cannot be wrapped by a C function: the child returns through the
  * wrapper's frame, which the parent then finds overwritten. On x86-64 an
- * assembly stub records the call at entry (POSIXTRACE_CALL_ENTRY) and jumps
- * to the real vfork with the caller's return address untouched. Elsewhere
- * vfork is not interposed (doc/events.md).
+ * assembly stub keeps the caller's return address in thread-local storage
+ * and calls the real vfork; the child comes back first and switches to its
+ * own identity (posixtrace_vfork_child: its events carry its pid and thread
+ * id, in slots of its own), the parent comes back when the child has exec'd
+ * or exited, switches back and records the call with its result and
+ * duration. Elsewhere vfork is not interposed (doc/events.md).
  */
 #include "shim.h"
 
@@ -39,17 +42,83 @@ SHIM_API pid_t fork(void)
 #if defined(__x86_64__)
 REAL(pid_t, vfork, void);
 
-/* Called by the stub with the caller's return address; returns the real vfork. */
-__attribute__((used)) void *shim_vfork_pre(const void *ra)
+/* One vfork under way on this thread (nested: a vfork child that vforks).
+ * In thread-local storage, which the child shares but does not write: the
+ * child's stub reads its frame, the parent's pops it. */
+#define VFORK_MAX 8
+struct vfork_frame {
+    const void *ra; /* the caller's return address */
+    uint64_t t0;    /* the call's start, if recorded */
+    uint32_t tid;   /* the parent's cached thread id */
+    bool rec;       /* the call is recorded */
+};
+static __thread struct vfork_frame vf_frames[VFORK_MAX] __attribute__((tls_model("initial-exec")));
+static __thread uint32_t vf_depth __attribute__((tls_model("initial-exec")));
+
+struct vfork_target {
+    void *fn;        /* the real vfork */
+    uintptr_t track; /* 0: too deep, the stub jumps to it as it was called */
+};
+
+/* Entry (the parent): the frame, then the real vfork for the stub to call. */
+__attribute__((used)) struct vfork_target shim_vfork_pre(const void *ra)
 {
-    struct shim_call c;
-    if (posixtrace_wanted(POSIXTRACE_EV_VFORK) && shim_begin(&c, POSIXTRACE_EV_VFORK, ra)) {
-        c.flags |= POSIXTRACE_CALL_ENTRY;
-        shim_emit(&c);
-    }
-    return (void *)NEXT(vfork);
+    struct vfork_target t = { (void *)NEXT(vfork), 0 };
+    uint32_t d = vf_depth;
+    if (d >= VFORK_MAX)
+        return t;
+    struct vfork_frame *f = &vf_frames[d];
+    f->ra = ra;
+    f->tid = shim_tid();
+    f->rec = posixtrace_wanted(POSIXTRACE_EV_VFORK) && !shim_internal_caller(ra);
+    f->t0 = f->rec ? posixtrace_call_begin(POSIXTRACE_EV_VFORK) : 0;
+    vf_depth = d + 1;
+    t.track = 1;
+    return t;
 }
 
+/* vfork returned 0: the child records as itself from now on. Returns where
+ * the caller called vfork from. */
+__attribute__((used)) const void *shim_vfork_child(void)
+{
+    shim_tid_swap(0); /* its own thread id, cached at its first event */
+    posixtrace_vfork_child();
+    return vf_frames[vf_depth - 1].ra;
+}
+
+/* The parent's frame, before shim_vfork_parent pops it. */
+__attribute__((used)) const void *shim_vfork_ra(void)
+{
+    return vf_frames[vf_depth - 1].ra;
+}
+
+struct vfork_back {
+    const void *ra;
+    intptr_t ret;
+};
+
+/* vfork returned in the parent (the child's pid, or -1): the parent's
+ * identity back, then its event with the result. */
+__attribute__((used)) struct vfork_back shim_vfork_parent(int r)
+{
+    struct vfork_frame *f = &vf_frames[--vf_depth];
+    posixtrace_vfork_parent();
+    shim_tid_swap(f->tid);
+    struct shim_call c;
+    if (f->rec && shim_begin(&c, POSIXTRACE_EV_VFORK, f->ra)) {
+        c.t0 = f->t0;
+        shim_end(&c, r, r < 0);
+        shim_emit(&c);
+    }
+    return (struct vfork_back){ f->ra, r };
+}
+
+/* The real vfork is called with the stub's return address in place of the
+ * caller's (kept in vf_frames): both the child (first) and the parent (when
+ * the child has exec'd or exited) come back to the stub, which keeps nothing
+ * on the stack across the call; each then returns to the caller (push and
+ * ret rather than a jump: the call and its return stay paired for the
+ * processor's return predictor). */
 __asm__(".text\n"
         ".globl vfork\n"
         ".type vfork,@function\n"
@@ -61,7 +130,35 @@ __asm__(".text\n"
         "  call shim_vfork_pre\n"
         "  addq $8, %rsp\n"
         ".cfi_adjust_cfa_offset -8\n"
-        "  jmp *%rax\n"
+        "  testq %rdx, %rdx\n"
+        "  jnz 1f\n"
+        "  jmp *%rax\n" /* untracked: as called */
+        "1:\n"
+        "  addq $8, %rsp\n"
+        ".cfi_adjust_cfa_offset -8\n"
+        ".cfi_undefined rip\n"
+        "  call *%rax\n"
+        "  testl %eax, %eax\n"
+        "  jnz 2f\n"
+        "  call shim_vfork_child\n"
+        "  movq %rax, %rcx\n"
+        "  xorl %eax, %eax\n"
+        "  pushq %rcx\n"
+        "  ret\n"
+        "2:\n" /* the caller's return address back in place (for stacks), the result below */
+        "  subq $8, %rsp\n"
+        ".cfi_adjust_cfa_offset 8\n"
+        "  pushq %rax\n"
+        ".cfi_adjust_cfa_offset 8\n"
+        "  call shim_vfork_ra\n"
+        "  movq %rax, 8(%rsp)\n"
+        ".cfi_offset %rip, -8\n"
+        "  movl (%rsp), %edi\n"
+        "  call shim_vfork_parent\n"
+        "  movq %rdx, %rax\n"
+        "  addq $8, %rsp\n"
+        ".cfi_adjust_cfa_offset -8\n"
+        "  ret\n"
         ".cfi_endproc\n"
         ".size vfork, .-vfork\n");
 #endif

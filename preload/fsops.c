@@ -52,6 +52,8 @@ SHIM_API int dup(int o)
 
 SHIM_API int dup2(int o, int n)
 {
+    if (o != n)
+        shim_fd_vacate(n);
     if (WANT(DUP))
         return NEXT(dup2)(o, n);
     return dup_rec(2, o, n, 0, RA());
@@ -59,6 +61,8 @@ SHIM_API int dup2(int o, int n)
 
 SHIM_API int dup3(int o, int n, int f)
 {
+    if (o != n)
+        shim_fd_vacate(n);
     if (WANT(DUP))
         return NEXT(dup3)(o, n, f);
     return dup_rec(3, o, n, f, RA());

@@ -18,6 +18,7 @@ preload_libposixtrace_preload_la_SOURCES = \
 	preload/open.c \
 	preload/rw.c \
 	preload/fsops.c \
+	preload/fdkeep.c \
 	preload/stdio.c \
 	preload/net.c
 # Wrappers must be the real symbols, not fortified inlines.
@@ -61,7 +62,14 @@ tests_t104_shim_stress_SOURCES = tests/t104_shim_stress.c tests/tcommon.h
 tests_t104_shim_stress_LDADD = $(SHIM_TEST_LIBS)
 tests_t104_shim_stress_LDFLAGS = $(SHIM_TEST_LINKFLAGS)
 
+# A child that closes its descriptors before exec (tests/test_discovery.py):
+# a plain program, traced through posixtrace-run and the shim.
+check_PROGRAMS += tests/t106_closefds
+tests_t106_closefds_SOURCES = tests/t106_closefds.c
+
 EXTRA_DIST += \
+	tests/test_discovery.py \
+	tests/test_real_trees.py \
 	tests/test_shim_common.py \
 	tests/test_shim_files.py \
 	tests/test_shim_proc.py \

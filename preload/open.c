@@ -163,6 +163,7 @@ static SHIM_NOINLINE int close_rec(int fd, const void *ra)
 
 SHIM_API int close(int fd)
 {
+    shim_fd_vacate(fd);
     if (likely(!posixtrace_wanted(POSIXTRACE_EV_CLOSE)))
         return NEXT(close)(fd);
     return close_rec(fd, RA());

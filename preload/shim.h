@@ -35,6 +35,7 @@
 
 #include <posixtrace/events.h>
 #include <posixtrace/record.h>
+#include "../libtrace/pt_sizes.h"
 
 #define SHIM_API __attribute__((visibility("default")))
 #define SHIM_NOINLINE __attribute__((noinline))
@@ -57,8 +58,13 @@ static inline void *shim_get(void **slot, const char *name)
 #define NEXT(name) ((name##_fn)shim_get(&real_##name, #name))
 
 /* ---- core.c: configuration, the trace system's own code, thread ids ---- */
-#define SHIM_PAYLOAD_MAX 1024u /* record.h: system event payload limit */
+/* A payload is a system event's data: the one limit (libtrace/pt_sizes.h). */
+#define SHIM_PAYLOAD_MAX PT_SYS_DATA_BYTES
 #define SHIM_STACK_MAX 64u
+_Static_assert(SHIM_PAYLOAD_MAX <= PT_SYS_DATA_BYTES,
+               "a shim payload must fit a system event, or logs lose blocks");
+_Static_assert(sizeof(struct posixtrace_call_hdr) + 4 + 8 * SHIM_STACK_MAX <= SHIM_PAYLOAD_MAX,
+               "a full stack (header, count, addresses) fits one payload");
 struct shim_config {
     uint32_t strsize;     /* POSIXTRACE_STRSIZE: buffer bytes recorded, default 32 */
     uint32_t stack_depth; /* POSIXTRACE_STACK: frames per call, 0 = no stacks */
@@ -69,6 +75,16 @@ bool shim_internal_caller(const void *ra); /* libposixtrace, libunwind, the shim
 uint32_t shim_tid(void);                   /* cached kernel thread id */
 void shim_tid_reset(void);                 /* in a fork child */
 uint32_t shim_tid_fresh(void);             /* gettid(), not cached (vfork children) */
+uint32_t shim_tid_swap(uint32_t t);        /* sets the cached id (0: none), returns the old */
+
+/* ---- fdkeep.c: the trace system's descriptor survives the program's closes ---- */
+/* Before a call that closes or replaces descriptor `fd`: if it is the trace
+ * system's own (posixtrace_reserved_fd), give that one another number. */
+static inline void shim_fd_vacate(int fd)
+{
+    if (unlikely(fd >= 0 && fd == posixtrace_reserved_fd()))
+        posixtrace_reserved_fd_move();
+}
 
 /* ---- env.c: LD_PRELOAD kept in explicit child environments ---- */
 size_t shim_env_need(char *const *envp);  /* 0: use envp as it is; else an array size */

@@ -1,6 +1,6 @@
 /*
  * Waiting for children (wait, waitpid, wait3, wait4 -> one "wait" event;
- * waitid) and sending signals (kill; killpg as kill of -pgrp).
+ * waitid) and sending signals (kill; killpg as kill of -pgrp; raise).
  * The wait family is given a status word of the shim's own when the caller
  * passes NULL, so that the status is always recorded; else the caller's, so
  * that a bad one fails with EFAULT as without the shim (the kernel writes it
@@ -11,6 +11,7 @@
 #include <signal.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 REAL(pid_t, wait4, pid_t, int *, int, struct rusage *);
 REAL(pid_t, wait, int *);
@@ -110,30 +111,89 @@ SHIM_API int waitid(idtype_t idtype, id_t id, siginfo_t *info, int options)
 
 REAL(int, kill, pid_t, int);
 REAL(int, killpg, pid_t, int);
+REAL(int, raise, int);
 
-static SHIM_NOINLINE int kill_rec(int pg, pid_t pid, int sig, const void *ra)
+/*
+ * A signal that may reach the calling process may end it inside the call
+ * (its default action, or a handler that exits or longjmps): such a call is
+ * recorded before it is made (NORETURN, ret 0, like exec), and if it
+ * returns, a second event of the same type records its result (ret, err,
+ * duration). Any other call is recorded once, after it returns.
+ * kill's pid reaches the caller when it is its own pid, 0 (its group), -1
+ * (POSIX: every process it may signal; Linux spares the caller but not, say,
+ * its controller) or -pgrp of its own group; killpg's pgrp when it is 0 or
+ * its own group. Signal 0 sends nothing.
+ */
+static bool kill_hits_self(int pg, pid_t pid, int sig)
 {
+    if (sig == 0)
+        return false;
+    if (pg)
+        return pid == 0 || pid == getpgrp();
+    if (pid == 0 || pid == -1)
+        return true;
+    return pid > 0 ? pid == getpid() : pid == -getpgrp();
+}
+
+enum sigkind { S_KILL, S_KILLPG, S_RAISE };
+
+static int call_sig(enum sigkind k, pid_t pid, int sig)
+{
+    switch (k) {
+    case S_KILL: return NEXT(kill)(pid, sig);
+    case S_KILLPG: return NEXT(killpg)(pid, sig);
+    default: return NEXT(raise)(sig);
+    }
+}
+
+static void sig_fields(struct shim_call *c, enum sigkind k, pid_t pid, int sig)
+{
+    if (k != S_RAISE)
+        shim_fix(c, (uint64_t)(int64_t)(k == S_KILLPG ? -pid : pid));
+    shim_fix(c, (uint64_t)(int64_t)sig);
+}
+
+static SHIM_NOINLINE int sig_rec(enum sigkind k, pid_t pid, int sig, bool self, const void *ra)
+{
+    unsigned id = k == S_RAISE ? POSIXTRACE_EV_RAISE : POSIXTRACE_EV_KILL;
     struct shim_call c;
-    if (!shim_begin(&c, POSIXTRACE_EV_KILL, ra))
-        return pg ? NEXT(killpg)(pid, sig) : NEXT(kill)(pid, sig);
-    int r = pg ? NEXT(killpg)(pid, sig) : NEXT(kill)(pid, sig);
-    shim_end(&c, r, r < 0);
-    shim_fix(&c, (uint64_t)(int64_t)(pg ? -pid : pid));
-    shim_fix(&c, (uint64_t)(int64_t)sig);
+    if (!shim_begin(&c, id, ra))
+        return call_sig(k, pid, sig);
+    if (self) { /* the event before, then (if the call returns) the result */
+        shim_noreturn(&c);
+        sig_fields(&c, k, pid, sig);
+        shim_emit(&c);
+        uint64_t t0 = c.t0;
+        shim_begin(&c, id, ra);
+        c.t0 = t0;
+    }
+    int r = call_sig(k, pid, sig);
+    shim_end(&c, r, r != 0);
+    sig_fields(&c, k, pid, sig);
     shim_emit(&c);
     return r;
 }
 
+#define KILL_UNWANTED likely(!posixtrace_wanted(POSIXTRACE_EV_KILL))
+
 SHIM_API int kill(pid_t pid, int sig)
 {
-    if (likely(!posixtrace_wanted(POSIXTRACE_EV_KILL)))
+    if (KILL_UNWANTED)
         return NEXT(kill)(pid, sig);
-    return kill_rec(0, pid, sig, RA());
+    return sig_rec(S_KILL, pid, sig, kill_hits_self(0, pid, sig), RA());
 }
 
 SHIM_API int killpg(pid_t pgrp, int sig)
 {
-    if (likely(!posixtrace_wanted(POSIXTRACE_EV_KILL)))
+    if (KILL_UNWANTED)
         return NEXT(killpg)(pgrp, sig);
-    return kill_rec(1, pgrp, sig, RA());
+    return sig_rec(S_KILLPG, pgrp, sig, kill_hits_self(1, pgrp, sig), RA());
+}
+
+/* raise(sig) signals the calling thread: recorded before unless sig is 0. */
+SHIM_API int raise(int sig)
+{
+    if (likely(!posixtrace_wanted(POSIXTRACE_EV_RAISE)))
+        return NEXT(raise)(sig);
+    return sig_rec(S_RAISE, 0, sig, sig != 0, RA());
 }

@@ -73,6 +73,28 @@ void posixtrace_sys_call(trace_event_id_t id, void *data, size_t len, const void
  * dlsym(RTLD_NEXT) reaches the C library's before them.) */
 void posixtrace_before_exec(void);
 
+/* The descriptor the trace system keeps open in this process (its inbox:
+ * how controllers reach the process, and how the images it execs and their
+ * children find the streams they inherit), or -1. Interposers of calls that
+ * close or replace descriptors (close, close_range, closefrom, dup2, dup3)
+ * keep it open, so that a program closing every descriptor before exec stays
+ * traced: before such a call on this number, posixtrace_reserved_fd_move(). */
+int posixtrace_reserved_fd(void);
+
+/* Give the reserved descriptor another number (returned; -1 if it could
+ * not move), so that the program's call on the old number goes ahead. */
+int posixtrace_reserved_fd_move(void);
+
+/* For interposers of vfork (the shim): posixtrace_vfork_child() in the child
+ * as soon as vfork has returned 0 there, posixtrace_vfork_parent() in the
+ * parent when vfork has returned (whatever the result), before either
+ * records anything. Between the two, what the child records carries its own
+ * pid (posix_pid), goes into writer slots of its own, and only into streams
+ * a forked child would inherit; the parent's slots and identity are left
+ * alone. Both are async-signal-safe and allocate nothing. */
+void posixtrace_vfork_child(void);
+void posixtrace_vfork_parent(void);
+
 #ifdef __cplusplus
 }
 #endif

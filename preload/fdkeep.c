@@ -1,0 +1,54 @@
+/*
+ * close_range and closefrom, which close many descriptors at once: the trace
+ * system's own descriptor (the inbox, posixtrace_reserved_fd) is left out of
+ * the range, so that a program that closes every descriptor before exec
+ * (Python's close_fds, daemons) keeps its exec'd image traced. The program
+ * sees the call succeed as it would have; only /proc/self/fd still lists the
+ * inbox. Calls that close one descriptor (close, dup2, dup3) move the inbox
+ * instead (shim_fd_vacate). Not recorded as events (doc/events.md).
+ * A raw system call bypasses this: the exec'd image then finds its streams
+ * through its ancestors (libtrace/discover.c).
+ */
+#include "shim.h"
+
+#include <limits.h>
+
+REAL(int, close_range, unsigned, unsigned, int);
+REAL(void, closefrom, int);
+REAL(int, close, int);
+
+/* The reserved descriptor if it lies in [lo, hi], else -1. */
+static int reserved_in(unsigned lo, unsigned hi)
+{
+    int k = posixtrace_reserved_fd();
+    return k >= 0 && (unsigned)k >= lo && (unsigned)k <= hi ? k : -1;
+}
+
+SHIM_API int close_range(unsigned lo, unsigned hi, int flags)
+{
+    int k = reserved_in(lo, hi);
+    if (likely(k < 0) || lo > hi)
+        return NEXT(close_range)(lo, hi, flags);
+    int r = 0;
+    if ((unsigned)k > lo)
+        r = NEXT(close_range)(lo, (unsigned)k - 1, flags);
+    if (r == 0 && (unsigned)k < hi)
+        r = NEXT(close_range)((unsigned)k + 1, hi, flags);
+    return r;
+}
+
+SHIM_API void closefrom(int lo)
+{
+    int k = lo < 0 ? -1 : reserved_in((unsigned)lo, UINT_MAX);
+    if (likely(k < 0)) {
+        NEXT(closefrom)(lo);
+        return;
+    }
+    if (k > lo && NEXT(close_range)((unsigned)lo, (unsigned)k - 1, 0) != 0) {
+        int saved = errno; /* a kernel without close_range: one at a time */
+        for (int fd = lo; fd < k; fd++)
+            NEXT(close)(fd);
+        errno = saved;
+    }
+    NEXT(closefrom)(k + 1);
+}
