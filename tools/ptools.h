@@ -78,7 +78,7 @@ void pt_decode(struct pt_event *e, struct pt_names *n, const struct posix_trace_
 #define POSIXTRACE_CALL_ENTRY 4u
 #endif
 /* Whether a call event has an outcome (ret, errno, duration): not for calls
- * recorded before they happen (exec, exit) or at entry only (vfork). */
+ * recorded before they happen (exec, exit) or at entry only (flag ENTRY). */
 int pt_call_returns(const struct pt_event *e);
 /* Start time of a call event (ts - duration for calls that return). */
 int64_t pt_event_start_ns(const struct pt_event *e);

@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <posixtrace/log.h>
 
 static char *size_str(size_t n)
 {
@@ -94,7 +95,11 @@ void run_report_log(const struct run_opts *o, struct pt_sink *k, const trace_att
         stream_loss(k->lost, a, 1);
     if (posix_trace_get_status(trid, &st) == 0)
         log_loss(a, &st);
-    if (!o->quiet || k->lost > 0)
+    long long bad = 0, first = -1;
+    if (posixtrace_log_damage(trid, &bad, &first) == 0 && bad > 0)
+        pt_warn("%s: damaged log: %lld invalid block(s), the first at byte %lld: their events "
+                "are missing", o->output, bad, first);
+    if (!o->quiet || k->lost > 0 || bad > 0)
         pt_warn("%" G_GUINT64_FORMAT " events in %s, %" G_GUINT64_FORMAT " lost", (guint64)k->events,
                 o->output, (guint64)k->lost);
     pt_names_clear(&names);

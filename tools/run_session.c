@@ -39,6 +39,13 @@ static int attached_gone(struct session *s)
 }
 
 /* Reaps what exited; 1 when tracing should end. */
+/* The process a signal sent to posixtrace-run is forwarded to: none with -p
+ * (an interrupt detaches from a process that is not ours, leaving it running). */
+static pid_t forward_to(const struct session *s)
+{
+    return s->attach ? 0 : s->target;
+}
+
 static int reap(struct session *s)
 {
     if (s->attach)
@@ -71,9 +78,9 @@ void session_loop(struct session *s)
             int rc = pt_read_until(s->trid, &s->names, s->sink, &dl, 1024);
             if (rc != 0 && rc != ETIMEDOUT)
                 s->read_error = rc;
-            s->interrupts += run_signals_poll(s->target, 0, &child);
+            s->interrupts += run_signals_poll(forward_to(s), 0, &child);
         } else {
-            s->interrupts += run_signals_poll(s->target, WAIT_SLICE_MS, &child);
+            s->interrupts += run_signals_poll(forward_to(s), WAIT_SLICE_MS, &child);
         }
         if (s->attach || child) {
             child = 0;
@@ -105,7 +112,7 @@ void session_wait_rest(struct session *s)
 {
     int child = 1;
     while (!s->target_done && !s->attach) {
-        s->interrupts += run_signals_poll(s->target, WAIT_SLICE_MS, &child);
+        s->interrupts += run_signals_poll(forward_to(s), WAIT_SLICE_MS, &child);
         if (s->interrupts >= 2)
             return;
         if (child) {
