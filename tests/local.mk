@@ -120,7 +120,16 @@ EXTRA_DIST += \
 EXTRA_DIST += \
 	tests/README.md \
 	tests/tcommon.h \
+	tests/xproc.h \
 	tests/conftest.py \
+	tests/test_exec.py \
+	tests/test_xproc.py \
+	tests/test_xproc_common.py \
+	tests/test_xproc_death.py \
+	tests/test_xproc_hostile.py \
+	tests/test_xproc_pidreuse.py \
+	tests/test_xproc_tree.py \
+	tests/test_tools_options.py \
 	tests/test_attr.py \
 	tests/test_concurrency.py \
 	tests/test_events.py \
@@ -130,6 +139,7 @@ EXTRA_DIST += \
 	tests/test_lifecycle.py \
 	tests/test_names.py \
 	tests/test_readers.py \
+	tests/test_stream_size.py \
 	tests/test_timestamps.py
 
 # Trace Log option, end to end (tests/test_log_*.py): t042_log_write writes
@@ -172,3 +182,48 @@ check_PROGRAMS += tests/t023_exec
 tests_t023_exec_SOURCES = tests/t023_exec.c tests/tcommon.h
 tests_t023_exec_LDADD = $(TEST_LDADD)
 tests_t023_exec_LDFLAGS = $(TEST_LDFLAGS)
+
+# Events of the largest sizes through every path (tests/test_event_sizes.py).
+check_PROGRAMS += tests/t060_event_sizes
+tests_t060_event_sizes_SOURCES = tests/t060_event_sizes.c tests/tcommon.h
+tests_t060_event_sizes_LDADD = $(TEST_LDADD)
+tests_t060_event_sizes_LDFLAGS = $(TEST_LDFLAGS)
+EXTRA_DIST += tests/test_event_sizes.py
+
+# ---- Every test file is distributed -----------------------------------------
+# 'make check' first fails if a file of tests/ that the suite uses (test_*.py,
+# t*.c, *.h, the *.py helpers, *.mk, README.md) is not in the distribution
+# (DISTFILES: EXTRA_DIST, the programs' _SOURCES, the included fragments), so
+# that 'make distcheck' runs every test.  Generated from the tree, not a list.
+check-test-dist:
+	@dist=; for f in $(DISTFILES); do \
+	  case $$f in \
+	    '$(srcdir)'/*) f=$${f#'$(srcdir)'/};; \
+	    '$(top_srcdir)'/*) f=$${f#'$(top_srcdir)'/};; \
+	  esac; dist="$$dist $$f "; \
+	done; \
+	missing=; \
+	for f in '$(srcdir)'/tests/*.py '$(srcdir)'/tests/t*.c '$(srcdir)'/tests/*.h \
+	         '$(srcdir)'/tests/*.mk '$(srcdir)'/tests/README.md; do \
+	  test -f "$$f" || continue; \
+	  f=tests/$${f##*/}; \
+	  case "$$dist" in *" $$f "*) ;; *) missing="$$missing $$f";; esac; \
+	done; \
+	if test -n "$$missing"; then \
+	  echo "check-test-dist: not in the distribution (add to EXTRA_DIST in tests/local.mk):$$missing" >&2; \
+	  exit 1; \
+	fi; \
+	echo "check-test-dist: every test file of tests/ is distributed"
+
+check-local: check-test-dist
+.PHONY: check-test-dist
+
+# vfork and posix_spawn children under posixtrace-run (tests/test_vfork.py)
+check_PROGRAMS += tests/t105_vfork
+tests_t105_vfork_SOURCES = tests/t105_vfork.c
+EXTRA_DIST += tests/test_vfork.py
+
+check_PROGRAMS += tests/t024_streamsize
+tests_t024_streamsize_SOURCES = tests/t024_streamsize.c tests/tcommon.h
+tests_t024_streamsize_LDADD = $(TEST_LDADD)
+tests_t024_streamsize_LDFLAGS = $(TEST_LDFLAGS)

@@ -395,10 +395,16 @@ def _slot_events(log, blocks):
                                       r.addr, ns, r.data, r.flags)
 
 
+def _tie_rank(slot):
+    """Among equal stamps: the system slot 0xFFFF first, then lower slots."""
+    return 0 if slot == SLOT_SYS else slot + 1
+
+
 def reference(log, valid=None):
     """The reading of log when only the blocks for which valid(offset, block) is
     true are intact (all by default).  Names: the union of the NAMES blocks in
-    seq order; status: the newest STATUS block.  Events merged by (ts, slot), ts taken as
+    seq order; status: the newest STATUS block.  Events merged by (ts, slot 0xFFFF
+    first, then slot), ts taken as
     signed 64-bit (the reader's signed differences agree while no two ts are
     2^63 or more apart: no tick wrap), timestamps with the reader's hold-back
     (doc/semantics.md)."""
@@ -415,7 +421,7 @@ def reference(log, valid=None):
     slots = sorted({b.slot for b in evb})
     per_slot = [list(_slot_events(log, [b for b in evb if b.slot == s])) for s in slots]
     events, last = [], None
-    for _, _, e in heapq.merge(*per_slot, key=lambda t: (s64(t[0]), t[1])):
+    for _, _, e in heapq.merge(*per_slot, key=lambda t: (s64(t[0]), _tie_rank(t[1]))):
         if last is not None and e.ns < last and last - e.ns < HOLD_NS:
             e = Event(e.id, e.pid, e.thread, e.addr, last, e.data, e.flags)
         last = e.ns

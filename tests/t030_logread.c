@@ -14,7 +14,10 @@
  *       file's byte OFF (the log changes under the reader).
  *   t030_logread open [-w] PATH...       "open PATH rc=.." (-w: O_WRONLY)
  *   t030_logread badfd                   posix_trace_open(-1), of a closed fd
- *   t030_logread bench FILE              "n=N" then "rate=E events/s" (informational)
+ *   t030_logread bench FILE              "n=N", then "checked=N bad=N" (a second pass
+ *                                         from posix_trace_rewind checks logfmt.bulk's
+ *                                         events one by one), then the rate
+ *                                         (informational: rates belong in make bench)
  */
 #include "tcommon.h"
 
@@ -255,6 +258,25 @@ static void bench(const char *path)
     long n = pass(trid, 256, 0, &h);
     int64_t t2 = tc_mono_ns();
     printf("n=%ld\n", n);
+    CHECK(posix_trace_rewind(trid));
+    /* logfmt.bulk's event i: slot s = i % 4, id 257 + s, pid 100 + s, data i
+     * (8 bytes, little endian), timestamps increasing with i */
+    struct posix_trace_event_info ev;
+    size_t len;
+    long k = 0, bad = 0;
+    int64_t last = INT64_MIN;
+    while (next(trid, 256, &ev, &len)) {
+        uint64_t d = 0;
+        for (int j = 7; j >= 0; j--)
+            d = d << 8 | buf[j];
+        int64_t ts = (int64_t)ev.posix_timestamp.tv_sec * 1000000000 + ev.posix_timestamp.tv_nsec;
+        if (ev.posix_event_id != (trace_event_id_t)(257 + k % 4) || ev.posix_pid != 100 + k % 4 ||
+            len != 8 || d != (uint64_t)k || ts <= last)
+            bad++;
+        last = ts;
+        k++;
+    }
+    printf("checked=%ld bad=%ld\n", k, bad);
     printf("open_ms=%.1f read_ms=%.1f rate=%.0f events/s\n", (t1 - t0) / 1e6, (t2 - t1) / 1e6,
            n / ((t2 - t1) / 1e9));
     CHECK(posix_trace_close(trid));

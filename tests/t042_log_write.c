@@ -25,11 +25,15 @@
  *                            (prints "recorded ..." and "flushes n= bad=")
  *   paced:N:NS               records N events "seq", one every NS ns at most (busy wait)
  *   w:MS                     sleeps MS ms
+ *   running:MS               waits (at most MS ms) for the stream to be RUNNING
+ *                            (polling posix_trace_get_status, which resets the
+ *                            overrun and flush-error fields); "running yes|TIMEOUT"
  *   fsize:N                  setrlimit(RLIMIT_FSIZE, N), SIGXFSZ ignored
  *   size                     prints the file size
  *   attr                     prints posix_trace_get_attr of the active stream
  *   loop:K:US                forever: K events, posix_trace_flush, sleep US microseconds
- *                            (to be killed)
+ *                            (to be killed); prints "flushed n=F" once flush F has
+ *                            returned, for F <= 10 and every 100th
  *   exit                     returns from main now, without shutdown
  *   exec                     execs /bin/true now, without shutdown
  * At the end (no "exit" step), prints "done".
@@ -225,6 +229,17 @@ int main(int argc, char **argv)
         } else if (strncmp(s, "w:", 2) == 0) {
             tc_sleep_ms(atol(s + 2));
             printf("slept\n");
+        } else if (strncmp(s, "running:", 8) == 0) {
+            /* waits (at most MS ms) for the stream to be RUNNING */
+            struct posix_trace_status_info st;
+            int64_t deadline = tc_mono_ns() + atol(s + 8) * 1000000LL;
+            for (;;) {
+                CHECK(posix_trace_get_status(trid, &st));
+                if (st.posix_stream_status == POSIX_TRACE_RUNNING || tc_mono_ns() > deadline)
+                    break;
+                tc_sleep_ms(1);
+            }
+            printf("running %s\n", st.posix_stream_status == POSIX_TRACE_RUNNING ? "yes" : "TIMEOUT");
         } else if (strcmp(s, "size") == 0) {
             print_size();
         } else if (strcmp(s, "attr") == 0) {
@@ -235,12 +250,16 @@ int main(int argc, char **argv)
             long us = *end == ':' ? atol(end + 1) : 0;
             printf("looping\n");
             fflush(stdout);
-            for (;;) {
+            for (long nf = 1;; nf++) {
                 record(k);
                 rc = posix_trace_flush(trid);
                 if (rc != 0) {
                     printf("flush rc=%s\n", tc_errname(rc));
                     return 2;
+                }
+                if (nf <= 10 || nf % 100 == 0) {
+                    printf("flushed n=%ld\n", nf);
+                    fflush(stdout);
                 }
                 if (us > 0) {
                     struct timespec ts = { us / 1000000, (us % 1000000) * 1000 };

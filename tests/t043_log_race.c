@@ -7,7 +7,8 @@
  *                                 (and the FLUSH policy's own flusher runs)
  *   t043_log_race PATH clear      1 thread records (until stopped), 1 thread
  *                                 flushes in a loop, main calls posix_trace_clear
- *                                 100 times (1 ms apart), then lets it record 5 ms
+ *                                 100 times (1 ms apart), then lets it record at
+ *                                 least AFTER_CLEAR (10000) more events
  *   t043_log_race PATH clearauto  the same without the flushing thread (only the
  *                                 FLUSH policy's own flusher runs)
  *
@@ -27,6 +28,7 @@
 #define SEQ_K 0x9E3779B97F4A7C15ULL
 #define NWRITERS 4
 #define NEV 200000
+#define AFTER_CLEAR 10000 /* clear modes: events recorded after the last clear, at least */
 
 static trace_id_t trid;
 static trace_event_id_t ev;
@@ -165,7 +167,10 @@ int main(int argc, char **argv)
          * trace events that occurred during the posix_trace_clear() call"):
          * events numbered above published + 1 began after the clear returned */
         after_clear = atomic_load_explicit(&published, memory_order_acquire) + 1;
-        tc_sleep_ms(5); /* events after the last clear */
+        /* events after the last clear: wait for AFTER_CLEAR of them (bounded by
+         * the watchdog), not for a time the writer may spend descheduled */
+        while (atomic_load_explicit(&published, memory_order_acquire) < after_clear + AFTER_CLEAR)
+            tc_sleep_ms(1);
         atomic_store(&stop_write, 1);
     }
     for (int i = 0; i < nw; i++)

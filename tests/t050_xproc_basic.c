@@ -18,6 +18,11 @@
  *                target's batches of 100 events
  *   names_ctl_after  the controller names events once the target has
  *                attached and recorded, then filters by that id
+ *   names_ctl_first  the controller names xp/x before the target opens it
+ *                (the target opened xp/y before the stream existed); the
+ *                target's posix_trace_eventid_open gets the controller's ids
+ *   names_ctl_first_attached  the same, the target recording an event (and
+ *                so attaching the stream) before it opens the names
  *   esrch        a pid that does not exist, a zombie
  *   eperm        (root) processes of other users; argv[2]: the t052 program
  *   eperm_ctl    (internal: the unprivileged controller of eperm)
@@ -335,6 +340,63 @@ static int mode_names_ctl_after(void)
     CHECK(posix_trace_stop(s));
     xp_drain(&c);
     xp_print(&c, "S");
+    CHECK(posix_trace_shutdown(s));
+    xp_put(t.to, 1);
+    xp_print_exit("T", xp_wait(t.pid, 20000));
+    return 0;
+}
+
+/* ---- names opened by the controller before the target opens them ---- */
+/* The target opens xp/y before any stream exists (id sent); once told, it
+ * opens xp/x (which the controller registered first) and xp/y again, sends
+ * the three ids and records 10 events of each, then xp/done. `arg` != NULL:
+ * it records an event first (so the stream is attached before the opens). */
+static int names_first_target(struct xp_link *l, void *arg)
+{
+    trace_event_id_t y = tc_open("xp/y");
+    xp_put(l->out, y);
+    xp_get(l->in, 20000, "go");
+    trace_event_id_t done = tc_open("xp/done");
+    if (arg != NULL)
+        xp_rec(done, "xp/done", "T", 0, 0);
+    trace_event_id_t x = 0, y2 = 0;
+    TC_ASSERT(posix_trace_eventid_open("xp/x", &x) == 0);
+    TC_ASSERT(posix_trace_eventid_open("xp/y", &y2) == 0);
+    xp_put(l->out, x);
+    xp_put(l->out, y2);
+    for (uint64_t i = 0; i < 10; i++) {
+        xp_rec(x, "xp/x", "T", 0, i);
+        xp_rec(y, "xp/y", "T", 0, i);
+    }
+    xp_rec(done, "xp/done", "T", 0, 1);
+    xp_put(l->out, 1);
+    xp_get(l->in, 20000, "exit");
+    return 0;
+}
+
+static int mode_names_ctl_first(int attached)
+{
+    struct xp_proc t = xp_spawn("T", names_first_target, attached ? "attached" : NULL);
+    trace_event_id_t ty = (trace_event_id_t)xp_get(t.from, 20000, "id y");
+    trace_id_t s = xp_create(t.pid, 4 << 20, 0, 0, 0);
+    trace_event_id_t cx = 0, cy = 0;
+    print_start("S", "trid_eventid_open(xp/x)", posix_trace_trid_eventid_open(s, "xp/x", &cx));
+    print_start("S", "trid_eventid_open(xp/y)", posix_trace_trid_eventid_open(s, "xp/y", &cy));
+    CHECK(posix_trace_start(s));
+    xp_put(t.to, 1);
+    trace_event_id_t tx = (trace_event_id_t)xp_get(t.from, 20000, "id x");
+    trace_event_id_t ty2 = (trace_event_id_t)xp_get(t.from, 20000, "id y again");
+    printf("ids S_x=%u S_y=%u target_x=%u target_y=%u target_y2=%u\n", (unsigned)cx,
+           (unsigned)cy, (unsigned)tx, (unsigned)ty, (unsigned)ty2);
+    xp_get(t.from, 20000, "recorded");
+    xp_read_stop_print(s, "S", attached ? 2 : 1, 20000);
+    trace_event_id_t ids[2] = { cx, cy };
+    for (int j = 0; j < 2; j++) {
+        char nm[TRACE_EVENT_NAME_MAX + 1];
+        int rc = posix_trace_eventid_get_name(s, ids[j], nm);
+        printf("S get_name(%u) rc=%s name=%s\n", (unsigned)ids[j], tc_errname(rc),
+               rc == 0 ? nm : "-");
+    }
     CHECK(posix_trace_shutdown(s));
     xp_put(t.to, 1);
     xp_print_exit("T", xp_wait(t.pid, 20000));
@@ -704,6 +766,10 @@ int main(int argc, char **argv)
         return mode_stop_start();
     if (strcmp(m, "names_ctl_after") == 0)
         return mode_names_ctl_after();
+    if (strcmp(m, "names_ctl_first") == 0)
+        return mode_names_ctl_first(0);
+    if (strcmp(m, "names_ctl_first_attached") == 0)
+        return mode_names_ctl_first(1);
     if (strcmp(m, "esrch") == 0)
         return mode_esrch();
     if (strcmp(m, "eperm") == 0 && argc > 2)

@@ -116,6 +116,51 @@ NI void sc_waits(void)
     printf("child=%d\nchild=%d\nchild=%d\n", (int)c1, (int)c2, (int)c3);
 }
 
+static volatile sig_atomic_t usr1_seen;
+
+NI void on_usr1_count(int sig)
+{
+    (void)sig;
+    usr1_seen++;
+}
+
+/* Signals to the caller itself (each child in a group of its own): c1
+ * raise(SIGUSR1), kill(own pid, SIGUSR1), killpg(0, SIGUSR1), kill(-own group,
+ * SIGUSR1), killpg(own group, SIGUSR1) (handled: the calls return),
+ * kill(own pid, 0), kill(own pid, 999) (EINVAL), then raise(SIGTERM) (dies
+ * in the call);
+ * c2 kill(0, SIGKILL) (dies in the call). Prints "child=" for each, then
+ * "status=" for each. */
+NI void sc_selfkill(void)
+{
+    fflush(stdout);
+    pid_t c1 = fork();
+    if (c1 == 0) {
+        TC_ASSERT(setpgid(0, 0) == 0);
+        TC_ASSERT(signal(SIGUSR1, on_usr1_count) != SIG_ERR);
+        TC_ASSERT(raise(SIGUSR1) == 0);
+        TC_ASSERT(kill(getpid(), SIGUSR1) == 0);
+        TC_ASSERT(killpg(0, SIGUSR1) == 0);
+        TC_ASSERT(kill(-getpid(), SIGUSR1) == 0); /* its group: it leads it */
+        TC_ASSERT(killpg(getpid(), SIGUSR1) == 0);
+        TC_ASSERT(kill(getpid(), 0) == 0);
+        TC_ASSERT(kill(getpid(), 999) == -1 && errno == EINVAL);
+        TC_ASSERT(usr1_seen == 5);
+        raise(SIGTERM);
+        _exit(120);
+    }
+    pid_t c2 = fork();
+    if (c2 == 0) {
+        TC_ASSERT(setpgid(0, 0) == 0);
+        kill(0, SIGKILL);
+        _exit(121);
+    }
+    int st1, st2;
+    TC_ASSERT(waitpid(c1, &st1, 0) == c1);
+    TC_ASSERT(waitpid(c2, &st2, 0) == c2);
+    printf("child=%d\nchild=%d\nstatus=%d\nstatus=%d\n", (int)c1, (int)c2, st1, st2);
+}
+
 NI void *thr_ret(void *arg)
 {
     TC_ASSERT(write(-1, arg, 1) == -1);
@@ -455,7 +500,7 @@ int main(int argc, char **argv)
         { "threads", sc_threads }, { "signal", sc_signal }, { "stack", sc_stack },
         { "net", sc_net },         { "efault_exec", sc_efault_exec },
         { "efault_spawn", sc_efault_spawn }, { "efault_wait", sc_efault_wait },
-        { "efault_net", sc_efault_net },
+        { "efault_net", sc_efault_net }, { "selfkill", sc_selfkill },
     };
     if (strcmp(s, "mainret") == 0) {
         trace_id_t trid = td_start(1);

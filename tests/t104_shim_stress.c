@@ -6,7 +6,9 @@
  *                                handler writes to /dev/null)
  *   forks <n>                    n short children (open/close, _exit)
  * Prints "open=.. write=.. close=.. exit=.. fork=.. sigwrites=.. handled=..
- * overflow=.." counted by the reader, then "end".
+ * overflow=.. threads_handled=.." counted by the reader (handled: the handler's
+ * successful writes; threads_handled: the workers that handled at least one
+ * SIGUSR1, each waits for one after its loop), then "end".
  */
 #include "tcommon.h"
 
@@ -50,11 +52,16 @@ static void *reader(void *arg)
     return NULL;
 }
 
+static _Thread_local volatile sig_atomic_t handled_here; /* by this thread */
+static atomic_int threads_handled; /* workers that handled at least one SIGUSR1 */
+
 static void on_usr1(int sig)
 {
     (void)sig;
-    if (write(devnull, "h", 1) == 1)
+    if (write(devnull, "h", 1) == 1) {
         atomic_fetch_add(&handled, 1);
+        handled_here = 1;
+    }
 }
 
 static long iters;
@@ -71,6 +78,11 @@ static void *worker(void *arg)
         TC_ASSERT(write(fd, "0123456789abcdef", 16) == 16);
         TC_ASSERT(close(fd) == 0);
     }
+    /* a signal handled by every worker (bounded by the watchdog): on a fast
+     * machine the loop may end before the first one came */
+    while (!handled_here)
+        tc_sleep_ms(1);
+    atomic_fetch_add(&threads_handled, 1);
     atomic_fetch_add(&workers_done, 1);
     return NULL;
 }
@@ -160,10 +172,11 @@ int main(int argc, char **argv)
     CHECK(posix_trace_stop(trid));
     atomic_store(&stop_reader, 1);
     pthread_join(r, NULL);
-    printf("open=%ld write=%ld close=%ld exit=%ld fork=%ld sigwrites=%ld handled=%d overflow=%ld\n",
+    printf("open=%ld write=%ld close=%ld exit=%ld fork=%ld sigwrites=%ld handled=%d overflow=%ld "
+           "threads_handled=%d\n",
            count[POSIXTRACE_EV_OPEN], count[POSIXTRACE_EV_WRITE], count[POSIXTRACE_EV_CLOSE],
            count[POSIXTRACE_EV_EXIT], count[POSIXTRACE_EV_FORK], count[0],
-           atomic_load(&handled), overflow);
+           atomic_load(&handled), overflow, atomic_load(&threads_handled));
     printf("end\n");
     CHECK(posix_trace_shutdown(trid));
     return 0;

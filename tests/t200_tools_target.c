@@ -13,7 +13,8 @@
  *   sigwait      prints "ready"; waits (30 s at most) for SIGTERM/SIGINT,
  *                records "tools/signal" (data: int signo), exits 3
  *   loop         prints its pid and "ready"; records "tools/tick" every
- *                10 ms (data: int i) for 30 s at most, or until SIGTERM
+ *                10 ms (data: int i) for 30 s at most, or until SIGTERM,
+ *                printing "tick i" after each
  *   bytes N      writes N deterministic bytes (every byte value) to stdout
  *                in odd-sized chunks, records "tools/tick" per chunk
  */
@@ -89,6 +90,7 @@ static int do_loop(void)
     fflush(stdout);
     for (int i = 0; i < 3000 && !got; i++) {
         posix_trace_event(tick, &i, sizeof i);
+        printf("tick %d\n", i);
         tc_sleep_ms(10);
     }
     return 0;

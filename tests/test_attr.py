@@ -188,7 +188,10 @@ def test_get_attr_and_later_changes():
     (posix_trace_attr_destroy.3p.txt): checked through get_attr and through
     behaviour (a 100-byte event is not truncated: the stream's max-data-size is still
     1000, not the 16 set afterwards).  "A single attributes object can be used in
-    multiple calls to posix_trace_create()" (posix_trace_attr_destroy.3p.txt)."""
+    multiple calls to posix_trace_create()" (posix_trace_attr_destroy.3p.txt).
+    The stream size read back is the memory reserved for events now
+    (posix_trace_attr_getstreamsize.3p.txt; doc/semantics.md): with no writer yet,
+    max(65536, one chunk's room) = 65536."""
     out = run("t002_attr_stream", "getattr")
     expect_lines(out, "create rc=0\nget_attr rc=0\n" + prefixed("stream", STREAM_ATTRS)
                  + "\ncreate2 rc=0\ndistinct_trids=1\nget_attr rc=0\n"

@@ -22,6 +22,8 @@ def race(tmp_path, mode, timeout=60):
         a = kv(after[0])
         res["after_recorded"], res["after_read"] = int(a["recorded"]), int(a["read"])
     assert "shutdown rc=0" in ls, out
+    # every posix_trace_clear returned 0 (the clear modes call it 100 times)
+    assert "clears n=%d failed=0" % (0 if mode == "flushers" else 100) in ls, out
     return res, out
 
 
@@ -42,8 +44,8 @@ def test_explicit_flushes_while_recording(tmp_path):
 def test_clear_while_flushing(tmp_path):
     """posix_trace_clear on a stream with log (LOOP, 64 MiB) while one thread records
     without pause and the FLUSH policy's flusher runs (the default with a log, no other
-    thread of the application involved): 100 clears 1 ms apart, then 5 ms more of
-    recording.  The program does not crash; the log holds intact events in order and no
+    thread of the application involved): 100 clears 1 ms apart, each returning 0, then
+    at least 10,000 more events.  The program does not crash; the log holds intact events in order and no
     POSIX_TRACE_ERROR; and of the events recorded after the last clear returned (the
     log cannot wrap: 64 MiB), each is in the log or counted lost in an OVERFLOW
     (posix_trace_clear.3p.txt: clear reinitializes the stream and the log; only the
@@ -52,6 +54,7 @@ def test_clear_while_flushing(tmp_path):
     for _ in range(3):
         r, out = race(tmp_path, "clearauto")
         assert (r["bad_data"], r["bad_order"], r["errors"], r["other"]) == (0, 0, 0, 0), out
+        assert r["after_recorded"] >= 10000, out
         assert r["after_read"] <= r["after_recorded"], out
         assert r["after_read"] + r["lost"] >= r["after_recorded"], \
             "after the last clear: %d events recorded, %d in the log, %d reported lost" % (
@@ -65,6 +68,7 @@ def test_clear_while_flushing_explicitly(tmp_path):
         r, out = race(tmp_path, "clear")
         assert (r["bad_data"], r["bad_order"], r["errors"], r["other"], r["flush_fail"]) == (
             0, 0, 0, 0, 0), out
+        assert r["after_recorded"] >= 10000, out
         assert r["after_read"] <= r["after_recorded"], out
         assert r["after_read"] + r["lost"] >= r["after_recorded"], \
             "after the last clear: %d events recorded, %d in the log, %d reported lost" % (

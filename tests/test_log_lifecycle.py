@@ -9,7 +9,7 @@ posix_trace_create.3p.txt (shutdown at exit/exec/termination; flush and shutdown
 import os
 import signal
 import subprocess
-import time
+import threading
 
 import pytest
 
@@ -53,7 +53,7 @@ def test_clear_full_until_full_log(tmp_path):
     SUSPENDED, the file back to its header; posix_trace_start and 300 events: the log
     holds START, the 300, STOP (auto = 0) and nothing from before the clear."""
     path = str(tmp_path / "clearfull.log")
-    w = write_log(path, "stream=LOOP", "log=UNTIL_FULL", "ssize=65536", "lsize=65536",
+    w = write_log(path, "stream=LOOP", "log=UNTIL_FULL", "ssize=1048576", "lsize=65536",
                   "start", "e:10000", "flush", "status", "clear", "status", "size", "start",
                   "e:300", "shutdown")
     s0, s1 = w.statuses()
@@ -126,24 +126,29 @@ def test_exec_without_shutdown(tmp_path):
     assert (r["first"], r["last"]) == (0, 999)
 
 
-def killed_writer(path, delay, *args):
+def killed_writer(path, flushes, *args):
     """Runs t042_log_write (looping: events, posix_trace_flush, pause) and SIGKILLs it
-    `delay` seconds after it started looping."""
+    once it says its flush number `flushes` has returned ("flushed n=F")."""
     p = subprocess.Popen([program("t042_log_write"), path] + list(args),
                          stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    want = "flushed n=%d\n" % flushes
+    got = []
+    timer = threading.Timer(60, p.kill)  # bounds the readline()s below
+    timer.start()
     try:
         first = p.stdout.readline().decode()
         assert first.startswith("pid="), first
-        for _ in range(5):   # create, start: then it loops
+        while True:
             l = p.stdout.readline().decode()
-            if l.startswith("looping") or not l:
+            got.append(l)
+            if l == want or not l or l.startswith("flush rc="):
                 break
-        assert l.startswith("looping"), l
-        time.sleep(delay)
-        assert p.poll() is None, "the writer ended by itself: %s" % p.communicate()[0]
+        assert l == want, "".join(got)
+        assert p.poll() is None, "the writer ended by itself"
         p.send_signal(signal.SIGKILL)
         p.communicate(timeout=30)
     finally:
+        timer.cancel()
         if p.poll() is None:
             p.kill()
             p.wait()
@@ -151,36 +156,37 @@ def killed_writer(path, delay, *args):
     return kv(first)
 
 
-@pytest.mark.parametrize("delay", [0.05, 0.13, 0.2, 0.27])
-def test_writer_killed(tmp_path, delay):
+@pytest.mark.parametrize("flushes", [1, 2, 10, 100])
+def test_writer_killed(tmp_path, flushes):
     """doc/semantics.md: "a process killed leaves its log as last flushed";
     doc/log-format.md: a log whose writer was killed has every block of every completed
     flush and the EVENTS blocks written since; a torn block is detected and skipped.  A
-    writer records 100 events, flushes, pauses 1 ms, again, until SIGKILLed after
-    `delay` s: posix_trace_open succeeds and reads START, then events 0..n-1 in order
-    with their exact data (one run: nothing missing in the middle), at least the 100
-    of the first flush, FLUSH_START/FLUSH_STOP in pairs, timestamps never decreasing;
-    rewind reads the same again."""
+    writer records 100 events, flushes, pauses 1 ms, again, until SIGKILLed once its
+    `flushes`-th posix_trace_flush has returned: posix_trace_open succeeds and reads
+    START, then events 0..n-1 in order with their exact data (one run: nothing missing
+    in the middle), at least the 100 of each completed flush, FLUSH_START/FLUSH_STOP in
+    pairs, timestamps never decreasing; rewind reads the same again."""
     path = str(tmp_path / "killed.log")
-    head = killed_writer(path, delay, "log=APPEND", "start", "loop:100:1000")
+    head = killed_writer(path, flushes, "log=APPEND", "start", "loop:100:1000")
     d = dump(path, "skipflush")
     assert d.open == "0"
     check_seq_data_exact(d)
     assert d.shape() == ["START", "run"], d.shape()
     r = d.user_runs()[0]
-    assert r["first"] == 0 and r["n"] >= 100 and r["pid"] == head["pid"], r
-    assert d.flush_marks["unpaired"] == 0 and d.flush_marks["start"] >= 1
+    assert r["first"] == 0 and r["n"] >= 100 * flushes and r["pid"] == head["pid"], r
+    assert d.flush_marks["unpaired"] == 0 and d.flush_marks["start"] >= flushes
     assert d.end["backwards"] == 0
     assert d.line("rewind") == "rewind rc=0 n=%d same=1" % d.end["n"]
 
 
 def test_writer_killed_loop_log(tmp_path):
     """As test_writer_killed with a 256 KiB LOOP log that wraps many times before the
-    kill (doc/log-format.md: the reader orders the valid blocks by seq): the log opens
+    kill, after 1,000 flushes of 100 events (about ten times: doc/log-format.md: the
+    reader orders the valid blocks by seq): the log opens
     and reads one run of consecutive events with exact data, timestamps never
     decreasing; its file never exceeds log-max-size."""
     path = str(tmp_path / "killedloop.log")
-    killed_writer(path, 0.25, "log=LOOP", "lsize=262144", "start", "loop:100:200")
+    killed_writer(path, 1000, "log=LOOP", "lsize=262144", "start", "loop:100:200")
     assert os.path.getsize(path) <= 262144
     d = dump(path, "skipflush")
     assert d.open == "0"

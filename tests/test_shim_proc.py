@@ -45,16 +45,19 @@ def test_fork_and_exit(tmp_path):
 
 
 def test_vfork(tmp_path):
-    """vfork is recorded at entry (flag ENTRY = 4); the vfork child, which
-    shares its parent's memory, records its _exit with its own pid and thread
-    id in the payload."""
+    """vfork is recorded in the parent when it returns there (ret = the
+    child's pid, no flag), so after the child's events; the vfork child,
+    which shares its parent's memory, records its _exit as itself: its own
+    pid (posix_pid, posix_trace_getnext_event.3p.txt) and thread id."""
     evs, other = run_shim("t102_shim_proc", "vfork")
     child = children(other)[0]
     ev = trimmed(evs)
-    assert [e["name"] for e in ev] == ["vfork", "exit", "wait"]
-    assert ev[0]["h_flags"] == "4" and ev[0]["caller"] == "sc_vfork"
-    assert (ev[1]["pid"], ev[1]["ktid"], ev[1]["status"]) == (child, child, "5")
-    assert ev[1]["caller"] == "sc_vfork"
+    assert [(e["name"], e["epid"] == child) for e in ev] == [
+        ("exit", True), ("vfork", False), ("wait", False)]
+    assert (ev[0]["pid"], ev[0]["ktid"], ev[0]["status"]) == (child, child, "5")
+    assert ev[0]["caller"] == "sc_vfork"
+    assert (ev[1]["h_flags"], ev[1]["h_ret"], ev[1]["h_err"]) == ("0", child, "0")
+    assert ev[1]["caller"] == "sc_vfork" and ev[1]["ktid"] != child
     assert ev[2]["status"] == str(5 << 8)
 
 
@@ -140,25 +143,74 @@ def test_waits_and_kill(tmp_path):
     assert (x[0]["status"], x[0]["how"]) == ("6", "0")
 
 
+def test_self_signals():
+    """A signal the caller sends to itself may end it inside the call: kill of
+    its own pid, of 0 or -(its group), killpg of 0 or its group, and raise are
+    recorded before the call (NORETURN = 1, ret 0, duration 0), and when the
+    call returns (the signal was handled, or the call failed: signal 999,
+    EINVAL) a second event has the result; kill(own pid, 0) sends nothing and
+    is recorded once, after.  raise(SIGTERM) and kill(0, SIGKILL)
+    end their process inside the call: the event is in the stream, and the
+    parent's wait status shows the signal (kill(2): "If pid is 0, sig shall be
+    sent to all processes ... whose process group ID is equal to the process
+    group ID of the sender"; raise(3p)).  A kill of another process stays one
+    event after the call (test_waits_and_kill)."""
+    evs, other = run_shim("t102_shim_proc", "selfkill")
+    c1, c2 = children(other)
+    assert [o for o in other if o.startswith("status=")] == ["status=15", "status=9"]
+    sig = [e for e in evs if e["name"] in ("kill", "raise")]
+    def of_pid(c):  # each child's events in its own order
+        return [(e["name"], e.get("pid"), e["sig"], e["h_flags"], e["h_ret"], e["h_err"])
+                for e in sig if e["epid"] == c]
+    assert of_pid(c1) == [
+        ("raise", None, "10", "1", "0", "0"), ("raise", None, "10", "0", "0", "0"),
+        ("kill", c1, "10", "1", "0", "0"), ("kill", c1, "10", "0", "0", "0"),
+        ("kill", "0", "10", "1", "0", "0"), ("kill", "0", "10", "0", "0", "0"),
+        ("kill", "-" + c1, "10", "1", "0", "0"), ("kill", "-" + c1, "10", "0", "0", "0"),
+        ("kill", "-" + c1, "10", "1", "0", "0"), ("kill", "-" + c1, "10", "0", "0", "0"),
+        ("kill", c1, "0", "0", "0", "0"),
+        ("kill", c1, "999", "1", "0", "0"), ("kill", c1, "999", "0", "-1", "EINVAL"),
+        ("raise", None, "15", "1", "0", "0")], sig
+    assert of_pid(c2) == [("kill", "0", "9", "1", "0", "0")], sig
+    assert len(sig) == 15
+    assert all(e["caller"] == "sc_selfkill" and e["ktid"] == e["epid"] for e in sig)
+    assert all(e["h_dur"] == "0" for e in sig if e["h_flags"] == "1")
+    # nothing of either child after its fatal call
+    for c in (c1, c2):
+        mine = [e for e in calls(evs) if e["epid"] == c]
+        assert mine[-1]["h_flags"] == "1" and mine[-1]["name"] in ("kill", "raise"), mine
+
+
 def test_threads(tmp_path):
     """pthread_create (thread, start routine, arg) in the creator;
     thread_start in the new thread (its own kernel tid, creator's tid);
     pthread_exit explicit or by returning (retval); pthread_join (retval)."""
     evs, other = run_shim("t102_shim_proc", "threads")
     ev = trimmed(evs)
-    assert [e["name"] for e in ev] == [
-        "pthread_create", "thread_start", "write", "pthread_exit", "pthread_join",
-        "pthread_create", "thread_start", "pthread_exit", "pthread_join"]
-    main = ev[0]["ktid"]
-    c, s, w, x, j = ev[:5]
+    # An event is stamped when its call returns: the new thread's thread_start
+    # may come before the creator's pthread_create, so each thread's events are
+    # checked in its own order (the second thread starts after the first join).
+    main = next(e["ktid"] for e in ev if e["name"] == "pthread_create")
+    mine = [e for e in ev if e["ktid"] == main]
+    assert [e["name"] for e in mine] == [
+        "pthread_create", "pthread_join", "pthread_create", "pthread_join"], ev
+    first = ev[:ev.index(mine[1]) + 1]
+    t1 = [e for e in first if e["ktid"] != main]
+    t2 = [e for e in ev[ev.index(mine[1]) + 1:] if e["ktid"] != main]
+    assert [e["name"] for e in t1] == ["thread_start", "write", "pthread_exit"], ev
+    assert [e["name"] for e in t2] == ["thread_start", "pthread_exit"], ev
+    assert len(ev) == 9
+    c, j = mine[0], mine[1]
+    s, w, x = t1
     assert c["caller"] == "sc_threads" and c["arg"] == "0x1234" and c["h_ret"] == "0"
     assert s["ktid"] != main and s["creator_tid"] == main and s["caller"] == "thr_ret"
     assert s["start"] == c["start"] and s["arg"] == "0x1234"
     assert w["ktid"] == s["ktid"] and w["caller"] == "thr_ret"
     assert x["retval"] == "0x55" and x["ktid"] == s["ktid"] and x["h_flags"] == "1"
     assert j["retval"] == "0x55" and j["thread"] == c["thread"] and j["ktid"] == main
-    assert ev[7]["retval"] == "0x66" and ev[7]["caller"] == "thr_exit"
-    assert ev[8]["retval"] == "0x66"
+    assert t2[1]["retval"] == "0x66" and t2[1]["caller"] == "thr_exit"
+    assert t2[0]["ktid"] == t2[1]["ktid"] != s["ktid"] and t2[0]["creator_tid"] == main
+    assert mine[3]["retval"] == "0x66"
     assert len({e["epid"] for e in ev}) == 1
 
 

@@ -200,7 +200,7 @@ def test_no_escapes():
                 "freopen", "fclose", "fork", "vfork", "posix_spawn", "posix_spawnp",
                 "execve", "execv", "execvp", "execvpe", "execl", "execlp", "execle",
                 "fexecve", "_exit", "_Exit", "exit", "wait", "waitpid", "waitid", "wait3",
-                "wait4", "kill", "killpg", "pthread_create", "pthread_exit", "pthread_join",
+                "wait4", "kill", "killpg", "raise", "pthread_create", "pthread_exit", "pthread_join",
                 "socket", "bind", "listen", "accept", "accept4", "connect", "send", "sendto",
                 "sendmsg", "recv", "recvfrom", "recvmsg", "shutdown")
     def in_family(sym):

@@ -13,6 +13,7 @@ doc/json-schema.md.
 import json
 import os
 import re
+import select
 import shutil
 import signal
 import subprocess
@@ -74,6 +75,40 @@ def events(text):
     return out
 
 
+class Lines:
+    """Reads the lines of a pipe (a Popen's stdout or stderr, binary) as they
+    come, each wait bounded by a timeout."""
+
+    def __init__(self, f):
+        self.fd, self.buf, self.eof = f.fileno(), b"", False
+
+    def line(self, timeout=TIMEOUT):
+        """The next line (without its newline), or None at EOF."""
+        deadline = time.monotonic() + timeout
+        while b"\n" not in self.buf:
+            if self.eof:
+                return None
+            left = deadline - time.monotonic()
+            if left <= 0:
+                pytest.fail("no line within %ss (so far: %r)" % (timeout, self.buf))
+            if select.select([self.fd], [], [], left)[0]:
+                d = os.read(self.fd, 65536)
+                self.eof = not d
+                self.buf += d
+        l, _, self.buf = self.buf.partition(b"\n")
+        return l.decode(errors="replace")
+
+    def until(self, pred, timeout=TIMEOUT):
+        """Lines up to and including the first for which pred is true."""
+        deadline, got = time.monotonic() + timeout, []
+        while True:
+            l = self.line(max(0.0, deadline - time.monotonic()))
+            assert l is not None, "EOF before the line expected; got:\n%s" % "\n".join(got)
+            got.append(l)
+            if pred(l):
+                return got
+
+
 def le32(i):
     return "x'%s'" % (i & 0xffffffff).to_bytes(4, "little").hex()
 
@@ -90,7 +125,7 @@ def check_json_event(e):
         assert k in e, (k, e)
     assert isinstance(e["ts_ns"], int) and isinstance(e["pid"], int)
     if e["kind"] == "user":
-        assert bytes.fromhex(e["data"]) is not None and len(e["data"]) == 2 * e["data_len"]
+        assert len(bytes.fromhex(e["data"])) == e["data_len"], e
     if e["kind"] == "call":
         for k in ("args", "ret", "errno", "duration_ns"):
             assert k in e, (k, e)
@@ -281,55 +316,142 @@ def test_run_filter():
     assert "no event type matches 'tools/*'" in p.err
 
 
+SUMMARY_30 = """\
+% time     seconds  usecs/call     calls    errors event
+------ ----------- ----------- --------- --------- ----------------
+  0.00    0.000000           0        30           tools/tick
+  0.00    0.000000           0         1           tools/text
+------ ----------- ----------- --------- --------- ----------------
+  0.00    0.000000                    31         0 total
+posixtrace-run: 33 events, 31 shown, 0 lost
+"""
+
+
 def test_run_summary():
-    """-c: a table per event type instead of the events; -C: both. Counts
-    match the events."""
+    """-c: a table per event type instead of the events (user events have no
+    duration: 0 s); -C: the events, then the same table.  Counts match the
+    events; the end line counts START and STOP too (read, not shown)."""
     p = trun("--no-preload", "-c", target(), "user", "30")
-    assert not [e for e in events(p.err) if e[0].startswith("tools/")]
-    rows = {l.split()[-1]: l.split() for l in p.err.splitlines() if l.startswith(" ")}
-    assert rows["tools/tick"][3] == "30" and rows["tools/text"][3] == "1"
-    assert p.err.splitlines()[0].startswith("posixtrace-run") or "% time" in p.err
+    assert p.out == "done 30\n"
+    assert p.err == SUMMARY_30, p.err
     p = trun("--no-preload", "-C", target(), "user", "30")
-    assert len([e for e in events(p.err) if e[0] == "tools/tick"]) == 30
-    assert "% time     seconds  usecs/call     calls    errors event" in p.err
+    ls = p.err.splitlines(True)
+    evs = events("".join(ls[:31]))
+    assert [(e[0], e[1]) for e in evs] == [("tools/tick", le32(i)) for i in range(30)] + [
+        ("tools/text", '"hello, trace"')], p.err
+    assert "".join(ls[31:]) == SUMMARY_30, p.err
 
 
 def test_run_losses_accounted(tmp_path):
-    """Lost events are never silent: with a tiny stream the events printed
-    plus the losses reported by posix_trace_overflow events add up to what
-    the program recorded, and the end line gives the same count (with the
-    option that avoids it when there was a loss)."""
+    """Lost events are never silent: with a tiny stream (4K, policy loop) the
+    events read plus those reported lost by posix_trace_overflow events are
+    exactly those the program recorded: 100,000 ticks, one text, START and STOP
+    (the end line's "N events" counts every event read, the OVERFLOW/RESUME pairs
+    the loop policy adds too; "M shown": all but START and STOP, which the text
+    and JSON outputs leave out).  The ticks kept are in the order recorded.  The
+    end line's count is the overflows' sum, and the hint about --stream-size is
+    given because there was a loss (the reader, formatting JSON, cannot keep up
+    with 100,000 events recorded back to back in a stream of about 100)."""
     out = tmp_path / "ev.jsonl"
     p = trun("--no-preload", "--stream-size", "4K", "--format", "json", "--print-to", str(out),
              target(), "user", "100000")
     evs = json_lines(out.read_text())
-    ticks = sum(1 for e in evs if e["event"] == "tools/tick")
+    kinds = {}
+    for e in evs:
+        kinds[e["event"]] = kinds.get(e["event"], 0) + 1
     lost = sum(e["args"]["lost"] for e in evs if e["event"] == "posix_trace_overflow")
-    m = re.search(r"^posixtrace-run: (\d+) events, \d+ shown, (\d+) lost$", p.err, re.M)
+    m = re.search(r"^posixtrace-run: (\d+) events, (\d+) shown, (\d+) lost$", p.err, re.M)
     assert m, p.err
-    assert int(m.group(2)) == lost
-    text = sum(1 for e in evs if e["event"] == "tools/text")
-    assert ticks + text + lost >= 100001 - 2  # START/STOP may be the ones lost
-    if lost:
-        assert "--stream-size" in p.err
+    n, shown = int(m.group(1)), int(m.group(2))
+    assert int(m.group(3)) == lost and shown == len(evs), (m.group(0), kinds, lost)
+    assert set(kinds) <= {"tools/tick", "tools/text", "posix_trace_overflow",
+                          "posix_trace_resume"}, kinds
+    assert kinds.get("posix_trace_overflow") == kinds.get("posix_trace_resume"), kinds
+    nover = 2 * kinds.get("posix_trace_overflow", 0)
+    assert n - nover + lost == 100000 + 1 + 2, (m.group(0), kinds, lost)
+    assert n - shown in (0, 1, 2)  # START, STOP: read unless lost
+    idx = [int.from_bytes(bytes.fromhex(e["data"]), "little") for e in evs
+           if e["event"] == "tools/tick"]
+    assert idx == sorted(set(idx)), "ticks out of order or repeated"
+    assert lost > 0, p.err
+    assert "use a larger --stream-size" in p.err
 
 
 # ---------------------------------------------------------------- attach
 
+def attach(pid):
+    """posixtrace-run -p PID, stopped by SIGINT once it has printed a tick:
+    (its exit status, the tick indices it printed, its other output)."""
+    r = subprocess.Popen([tool("posixtrace-run"), "-p", str(pid)], stdin=subprocess.DEVNULL,
+                         stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        err = Lines(r.stderr)
+        got = err.until(lambda l: " tools/tick(" in l)
+        r.send_signal(signal.SIGINT)
+        while True:
+            l = err.line()
+            if l is None:
+                break
+            got.append(l)
+        rc = r.wait(timeout=TIMEOUT)
+        out = r.stdout.read().decode()
+    finally:
+        if r.poll() is None:
+            r.kill()
+            r.wait()
+    ticks = [e for e in events("\n".join(got)) if e[0] == "tools/tick"]
+    assert ticks and all(e[3] == pid for e in ticks), got
+    idx = [int.from_bytes(bytes.fromhex(e[1][2:-1]), "little") for e in ticks]
+    return rc, idx, out + "\n".join(got)
+
+
 def test_run_attach_and_detach():
-    """-p PID: traces a running process that has libposixtrace loaded until
-    --duration, then detaches leaving it running; its later events go
-    nowhere and it exits normally."""
+    """-p PID: traces a running process that has libposixtrace loaded until Ctrl-C
+    (SIGINT), then detaches leaving it running (exit status 0): every tick recorded
+    meanwhile is printed, consecutive.  Its later events go nowhere: a tick the
+    process recorded after the detach (it prints "tick i" after each) is not in
+    the next attach's output, which begins after it; the process exits
+    normally."""
     t = subprocess.Popen([target(), "loop"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
     try:
-        pid = int(t.stdout.readline().split()[1])
-        assert t.stdout.readline() == b"ready\n"
-        p = trun("-p", str(pid), "--duration", "0.5")
+        tout = Lines(t.stdout)
+        pid = int(tout.line().split()[1])
+        assert tout.line() == "ready"
+        rc, idx, out = attach(pid)
+        assert rc == 0, out
+        assert idx == list(range(idx[0], idx[0] + len(idx))), out  # consecutive: nothing lost
+        # a tick recorded after the detach...
+        after = int(tout.until(lambda l: int(l.split()[1]) > idx[-1])[-1].split()[1])
+        assert t.poll() is None, "the traced process died"
+        rc, idx2, out = attach(pid)
+        assert rc == 0, out
+        # ...is in no stream: the second session begins after it
+        assert idx2[0] > after and idx2 == list(range(idx2[0], idx2[0] + len(idx2))), (after, out)
+        assert t.poll() is None, "the traced process died"
+        t.send_signal(signal.SIGTERM)
+        assert t.wait(timeout=TIMEOUT) == 0
+    finally:
+        if t.poll() is None:
+            t.kill()
+            t.wait()
+
+
+def test_run_attach_duration():
+    """-p PID --duration SEC: the session ends by itself (exit status 0), whatever
+    it caught (no claim on how many ticks fit in the time: only that those
+    printed are the target's, consecutive), and the process keeps running."""
+    t = subprocess.Popen([target(), "loop"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        tout = Lines(t.stdout)
+        pid = int(tout.line().split()[1])
+        assert tout.line() == "ready"
+        p = trun("-p", str(pid), "--duration", "0.3")
         ticks = [e for e in events(p.err) if e[0] == "tools/tick"]
-        assert ticks and all(e[3] == pid for e in ticks), p.err
+        assert all(e[3] == pid for e in ticks), p.err
         idx = [int.from_bytes(bytes.fromhex(e[1][2:-1]), "little") for e in ticks]
-        assert idx == list(range(idx[0], idx[0] + len(idx)))  # consecutive: nothing lost
-        time.sleep(0.2)
+        assert not idx or idx == list(range(idx[0], idx[0] + len(idx))), p.err
+        assert re.search(r"^posixtrace-run: \d+ events, %d shown, 0 lost$" % len(ticks), p.err,
+                         re.M), p.err
         assert t.poll() is None, "the traced process died"
         t.send_signal(signal.SIGTERM)
         assert t.wait(timeout=TIMEOUT) == 0

@@ -12,6 +12,7 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 
 import pytest
@@ -47,6 +48,20 @@ PY = "/usr/bin/python3"
 
 def trun(*args, rc=0, **kw):
     return sh([tool("posixtrace-run")] + list(args), rc=rc, env=ENV, **kw)
+
+
+def trace_log(log, *argv, run=None):
+    """posixtrace-run -o LOG argv (through `run`, default trun); LOG read back
+    as JSON, whole (as many events as posixtrace-run wrote, none lost, each
+    well formed). Returns (events, the posixtrace-run result)."""
+    p = (run or trun)("-o", str(log), *argv)
+    m = re.search(r"^posixtrace-run: (\d+) events in .*, 0 lost$", p.err, re.M)
+    assert m, p.err
+    js = json_lines(tdump("-f", "json", str(log)).out)
+    assert len(js) == int(m.group(1))
+    for e in js:
+        check_json_event(e)
+    return js, p
 
 
 def test_shell_pipeline(tmp_path):
@@ -117,14 +132,8 @@ def test_forking_server(tmp_path):
     log = tmp_path / "srv.ptl"
     script = tmp_path / "srv.py"
     script.write_text(SERVER)
-    p = trun("-o", str(log), PY, str(script))
+    js, p = trace_log(log, PY, str(script))
     assert p.out == "served\n"
-    m = re.search(r"^posixtrace-run: (\d+) events in .*, 0 lost$", p.err, re.M)
-    assert m, p.err
-    js = json_lines(tdump("-f", "json", str(log)).out)
-    assert len(js) == int(m.group(1))
-    for e in js:
-        check_json_event(e)
     assert len({e["pid"] for e in js}) == 7
     calls = [e for e in js if e["kind"] == "call"]
     assert calls and all(isinstance(e["args"], dict) for e in calls)
@@ -134,6 +143,30 @@ def test_forking_server(tmp_path):
     assert len(slices) == sum(1 for e in calls if e["duration_ns"] is not None)
     out = tdump("-c", str(log)).out
     check_summary_counts(out, js)
+
+
+@pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGKILL])
+def test_shell_kills_itself(tmp_path, sig):
+    """sh -c 'kill -TERM $$' (and -KILL): the shell dies inside kill(2), so its
+    kill event is recorded before the call (returned false, ret null: doc/events.md)
+    and is in the log with the shell's own pid and the signal; posixtrace-run
+    dies of the same signal, and the log is complete (0 lost)."""
+    log = tmp_path / "k.ptl"
+    name = signal.Signals(sig).name
+    p = trun("-o", str(log), "sh", "-c", "kill -%s $$" % name[3:], rc=-int(sig))
+    m = re.search(r"^posixtrace-run: (\d+) events in .*, 0 lost$", p.err, re.M)
+    assert m, p.err
+    js = json_lines(tdump("-f", "json", str(log)).out)
+    assert len(js) == int(m.group(1))
+    sh_pid = [e["pid"] for e in js if e["event"] == "posixtrace:process_start"]
+    assert len(sh_pid) == 1, js
+    kills = [e for e in js if e["event"] == "posixtrace:kill"]
+    assert [(e["pid"], e["tid"], e["args"], e["returned"], e["ret"], e["duration_ns"])
+            for e in kills] == [(sh_pid[0], sh_pid[0], {"pid": sh_pid[0], "sig": name},
+                                 False, None, None)], kills
+    mine = [e for e in js if e["pid"] == sh_pid[0] and e["kind"] == "call"]
+    assert mine[-1] is kills[0]  # nothing after the fatal call
+    assert kills[0]["addr"] is not None
 
 
 def test_output_identical(tmp_path):

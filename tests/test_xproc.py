@@ -213,6 +213,40 @@ def test_controller_opens_names_after_target_attached():
     assert s.lost == 0 and "T exit=0" in ls
 
 
+@pytest.mark.parametrize("mode", ["names_ctl_first", "names_ctl_first_attached"])
+def test_target_opens_names_controller_opened_first(mode):
+    """A name the controller registered first with posix_trace_trid_eventid_open
+    on a stream for the target gives the target the same id when the target
+    later calls posix_trace_eventid_open with it (posix_trace_event.3p.txt and
+    posix_trace_eventid_equal.3p.txt: "If the trace event name has already been
+    used, the previously assigned trace event type identifier shall be
+    returned"), whether or not the target has recorded into (and so attached)
+    the stream before; its events with that id are read as "xp/x" under the
+    controller's id.  A name the target opened before the stream existed
+    ("xp/y") keeps the target's id, for the controller and for the target's
+    second open (doc/semantics.md "Tracing other processes", Names)."""
+    out = prog(mode)
+    ls = lines(out)
+    ids = kv([l for l in ls if l.startswith("ids ")][0])
+    assert ids["S_x"] == ids["target_x"] == "1280", out
+    assert ids["S_y"] == ids["target_y"] == ids["target_y2"] == "257", out
+    s = Col(out, "S")
+    assert s.sys == {("posix_trace_start", SYS): 1, ("posix_trace_stop", SYS): 1}, out
+    ks = s.keys()
+    assert set(ks) == {("T", 0, "xp/x"), ("T", 0, "xp/y"), ("T", 0, "xp/done")}, out
+    check_run(ks[("T", 0, "xp/x")], 10)
+    check_run(ks[("T", 0, "xp/y")], 10)
+    assert ks[("T", 0, "xp/x")]["id"] == "1280" and ks[("T", 0, "xp/y")]["id"] == "257", out
+    if mode == "names_ctl_first":
+        check_run(ks[("T", 0, "xp/done")], 1, first=1)
+    else:
+        check_run(ks[("T", 0, "xp/done")], 2)
+    # nothing else from the controller: no collector error, every call rc=0
+    assert s.other == ["S trid_eventid_open(xp/x) rc=0", "S trid_eventid_open(xp/y) rc=0",
+                       "S get_name(1280) rc=0 name=xp/x", "S get_name(257) rc=0 name=xp/y"], out
+    assert s.lost == 0 and "T exit=0" in ls, out
+
+
 def test_esrch():
     """posix_trace_create.3p.txt: ESRCH, "The pid argument does not refer to an
     existing process": a child that has exited and not yet been waited for (a
@@ -324,6 +358,8 @@ def test_target_without_library():
     records nothing"): the stream has only START and STOP."""
     out = prog("nolib")
     s = Col(out, "S")
+    # the child had exec'd sleep (EOF on the close-on-exec pipe) before the create
+    assert "exec wait=-1" in lines(out), out
     assert "S create(sleep) rc=0" in lines(out), out
     assert s.sys == start_stop(SYS) and s.users == [] and s.lost == 0, out
     assert "T signal=9" in lines(out)

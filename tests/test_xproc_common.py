@@ -6,21 +6,40 @@ A collector prints, with a prefix naming the stream (S, S1, C1, L, ...):
   "<pfx> user role=T thr=0 name=xp/ev id=257 pid=T rawpid=123 tid=... n=1000
    seq=0..999 gaps=0 disorder=0 bad=0 namebad=0"       per (role, thr, name, id, pid)
   "<pfx> lost=N foreign=N end"
+and, when it fails, "<pfx> collect TIMEOUT ndone=N total=N" or "<pfx> timedgetnext
+rc=E" (and the helpers of tests/xproc.h print "xp_get ...", "TIMEOUT ...", ...): Col
+fails the test on any of those lines, whatever their prefix.  The other lines of the
+prefix (the program's own, e.g. "S create(sleep) rc=0") are in Col.other.
 role/thr/name come from the event's data (what the recording process says it
 is); id and pid from the posix_trace_event_info; bad counts events whose
 posix_pid, posix_thread_id or data differ from what the recorder wrote, namebad
 those whose posix_trace_eventid_get_name differs from the recorder's name.
 """
 import os
+import re
 import stat
 
 from conftest import kv, program
+
+
+# Lines printed by the collector or the helpers of tests/xproc.h when something
+# went wrong: never expected in any output.
+ERROR_LINES = re.compile(
+    r"^(\S+ collect TIMEOUT|\S+ timedgetnext rc=|collector: too many keys|xp_get|xp_put failed"
+    r"|TIMEOUT |waitpid |pipe2: )", re.M)
+
+
+def check_no_errors(out):
+    """No error line of the collector or of the xproc.h helpers in out."""
+    bad = [m.group(0) for m in ERROR_LINES.finditer(out)]
+    assert bad == [], "collector/helper errors %s in:\n%s" % (bad, out)
 
 
 class Col:
     """The collector's lines of one prefix."""
 
     def __init__(self, out, pfx):
+        check_no_errors(out)
         self.pfx = pfx
         self.users = []
         self.sys = {}
