@@ -275,7 +275,7 @@ def test_run_follows_children():
     evs = events(p.err)
     child = [e for e in evs if e[0] == "tools/child"]
     parent = [e for e in evs if e[0] == "tools/parent"]
-    assert len(child) == 12 and len(parent) == 1
+    assert len(child) == 12 and len(parent) == 1, p.err
     pids = {e[3] for e in child}
     assert len(pids) == 3 and parent[0][3] not in pids
     for pid in pids:
