@@ -33,11 +33,11 @@ static bool read_inbox(const char *path, int fd, struct pt_inbox *copy)
 {
     if (!pt_is_inbox_link(path))
         return false;
-    int own = fd < 0 ? open(path, O_RDONLY | O_CLOEXEC) : fd;
+    int own = fd < 0 ? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) : fd;
     if (own < 0)
         return false;
     bool ok = pread(own, copy, sizeof *copy, 0) == (ssize_t)sizeof *copy &&
-              copy->magic == PT_INBOX_MAGIC && copy->version == 1;
+              copy->magic == PT_INBOX_MAGIC && copy->version == PT_INBOX_VERSION;
     if (fd < 0)
         close(own);
     return ok;

@@ -6,7 +6,7 @@
  * "posixtrace-inbox" at a descriptor >= PT_INBOX_FD_MIN, mapped over the
  * static object __posixtrace_want. A controller finds it through
  * /proc/<pid>/fd (which needs ptrace-read permission: the EPERM rule), posts
- * the stream in a free entry under the inbox lock and sets the doorbell bit
+ * the stream in a free entry it claims by CAS and sets the doorbell bit
  * of every want byte. The next recording call sees a non-zero byte, takes the
  * slow path and calls pt_inbox_refresh(), which attaches the stream (opening
  * it through /proc/<controller>/fd), detaches streams shut down or whose
@@ -52,19 +52,6 @@ static void clear_bells(void)
         __atomic_fetch_and(&PT_INBOX->want.w[w], ~PT_WANT_BELLS, __ATOMIC_SEQ_CST);
 }
 
-int pt_inbox_lock(struct pt_inbox *ib)
-{
-    struct timespec dl;
-    clock_gettime(CLOCK_REALTIME, &dl);
-    dl.tv_sec += 2; /* a hostile or stuck owner must not hang a controller */
-    int rc = pthread_mutex_timedlock(&ib->lock, &dl);
-    if (rc == EOWNERDEAD) {
-        pthread_mutex_consistent(&ib->lock);
-        rc = 0;
-    }
-    return rc;
-}
-
 /* ---- creating and adopting the inbox ---- */
 
 /* Does /proc/<pid>/fd/<n> `path` name an inbox (of any process)? */
@@ -91,7 +78,7 @@ static bool map_over(int fd)
  * parent's inbox) or at the first free one from PT_INBOX_FD_MIN. */
 static int create_inbox(const struct pt_inbox *tmpl, int at)
 {
-    int fd = memfd_create(PT_INBOX_NAME, MFD_CLOEXEC);
+    int fd = memfd_create(PT_INBOX_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0)
         return -1;
     int hi = at >= 0 ? dup3(fd, at, O_CLOEXEC) : fcntl(fd, F_DUPFD_CLOEXEC, pt_inbox_fd_base());
@@ -102,7 +89,10 @@ static int create_inbox(const struct pt_inbox *tmpl, int at)
     fchmod(fd, 0600);
     static union pt_inbox_mem buf; /* no malloc: this runs in fork children */
     union pt_inbox_mem *m = &buf;
-    if (ftruncate(fd, PT_INBOX_SIZE) != 0) { /* zeros, without pages yet */
+    /* zeros, without pages yet; sealed at that size, which controllers
+     * check: they map it, and a shrunk memfd would be SIGBUS there */
+    if (ftruncate(fd, PT_INBOX_SIZE) != 0 ||
+        fcntl(fd, F_ADD_SEALS, PT_INBOX_SEALS | F_SEAL_SEAL) != 0) {
         close(fd);
         return -1;
     }
@@ -117,12 +107,11 @@ static int create_inbox(const struct pt_inbox *tmpl, int at)
         memcpy(m->ib.want.b, pt_want, PT_WANT_BYTES);
     }
     m->ib.magic = PT_INBOX_MAGIC;
-    m->ib.version = 1;
+    m->ib.version = PT_INBOX_VERSION;
     m->ib.pid = pt_pid;
     m->ib.start = pt_start;
     m->ib.fd = fd;
     m->ib.uid = (uint32_t)getuid();
-    pt_robust_init(&m->ib.lock);
     bool ok = pwrite(fd, m, len, 0) == (ssize_t)len;
     if (!ok || !map_over(fd)) {
         close(fd);
@@ -242,11 +231,26 @@ static void set_inheritable(void)
         fcntl(PT_INBOX->fd, F_SETFD, any ? fl & ~FD_CLOEXEC : fl | FD_CLOEXEC);
 }
 
-/* Fill the free entry e (its inbox locked) with stream s of this process,
- * ctrl_fd its memfd here (-1: a named object), and post it. */
+/* Claim a free entry of ib: CAS of its state FREE -> BUSY (no lock: the
+ * inbox is another process's memory, and nothing in it may steer us).
+ * NULL if none is free. */
+struct pt_inbox_ent *pt_inbox_claim(struct pt_inbox *ib, int *idx)
+{
+    for (unsigned i = 0; i < PT_MAX_ATTACH; i++) {
+        uint32_t free_ = PT_IE_FREE;
+        if (atomic_compare_exchange_strong(&ib->ent[i].state, &free_, PT_IE_BUSY)) {
+            *idx = (int)i;
+            return &ib->ent[i];
+        }
+    }
+    return NULL;
+}
+
+/* Fill the entry e we claimed (BUSY) with stream s of this process, ctrl_fd
+ * its memfd here (-1: a named object), and post it: the state is stored
+ * last, so a reader that sees POSTED sees the rest. */
 void pt_inbox_post(struct pt_inbox_ent *e, const struct pt_shm *s, int ctrl_fd, size_t size)
 {
-    atomic_store(&e->state, PT_IE_BUSY);
     e->ctrl_fd = ctrl_fd;
     e->ctrl_pid = pt_pid;
     e->ctrl_start = pt_start;
@@ -261,7 +265,7 @@ int pt_inbox_add_own(struct pt_shm *s, size_t size, int fd)
 {
     pt_att_lock_take();
     int idx = -EAGAIN;
-    if (!inbox_ready || pt_inbox_lock(PT_INBOX) != 0) {
+    if (!inbox_ready) {
         /* no inbox: still trace ourselves, in any free attachment */
         for (unsigned i = 0; i < PT_MAX_ATTACH && idx < 0; i++)
             if (atomic_load(&pt_att[i].shm) == NULL)
@@ -273,14 +277,15 @@ int pt_inbox_add_own(struct pt_shm *s, size_t size, int fd)
     }
     for (unsigned i = 0; i < PT_MAX_ATTACH; i++) {
         struct pt_inbox_ent *e = &PT_INBOX->ent[i];
-        if (atomic_load(&e->state) != PT_IE_FREE || atomic_load(&pt_att[i].shm) != NULL)
+        uint32_t free_ = PT_IE_FREE;
+        if (atomic_load(&pt_att[i].shm) != NULL ||
+            !atomic_compare_exchange_strong(&e->state, &free_, PT_IE_BUSY))
             continue;
         pt_inbox_post(e, s, fd, size);
         pt_attach_set((int)i, s, size, s->key, 1);
         idx = (int)i;
         break;
     }
-    pthread_mutex_unlock(&PT_INBOX->lock);
     if (idx >= 0)
         set_inheritable();
     pt_att_lock_drop();
@@ -293,11 +298,8 @@ void pt_inbox_free(int idx)
     if (!inbox_ready)
         return;
     struct pt_inbox_ent *e = &PT_INBOX->ent[idx];
-    if (pt_inbox_lock(PT_INBOX) == 0) {
-        memset((char *)e + sizeof e->state, 0, sizeof *e - sizeof e->state);
-        atomic_store(&e->state, PT_IE_FREE);
-        pthread_mutex_unlock(&PT_INBOX->lock);
-    }
+    memset((char *)e + sizeof e->state, 0, sizeof *e - sizeof e->state);
+    atomic_store(&e->state, PT_IE_FREE); /* last: a controller may claim it now */
     set_inheritable();
 }
 
@@ -368,8 +370,31 @@ static void load_copies(int i, struct pt_shm *s)
     atomic_store(&pt_att[i].running, st == PT_ST_RUNNING || st == PT_ST_FULL);
 }
 
+/* What a /dev/shm name led to must be a plain file of `owner` (or of root,
+ * with any_root), that nobody else may write (forbid: the mode bits that
+ * must be clear), of `size` bytes: checked on the descriptor, before
+ * mapping. Another user could have made the name first. */
+static bool named_ok(int fd, uid_t owner, bool any_root, mode_t forbid, uint64_t size)
+{
+    struct stat st;
+    return fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && (uint64_t)st.st_size == size &&
+           (st.st_uid == owner || (any_root && st.st_uid == 0)) && (st.st_mode & forbid) == 0;
+}
+
+/* Opens a /dev/shm name (no link followed, no blocking) and checks it. */
+static int open_named(const char *name, int flags, uid_t owner, bool any_root, mode_t forbid,
+                      uint64_t size)
+{
+    int fd = shm_open(name, flags | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0);
+    if (fd >= 0 && !named_ok(fd, owner, any_root, forbid, size)) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
 /* A memfd through /proc/<controller>/fd; a controller of another user (one
- * with CAP_SYS_PTRACE) gives us a /dev/shm object made ours instead. */
+ * with CAP_SYS_PTRACE) gives us a /dev/shm object made ours, mode 0600. */
 static int open_backing(const struct pt_inbox_ent *e)
 {
     char path[128];
@@ -378,7 +403,7 @@ static int open_backing(const struct pt_inbox_ent *e)
         return open(path, O_RDWR | O_CLOEXEC);
     }
     pt_shm_name(e->ctrl_pid, e->ctrl_start, e->key, path, sizeof path);
-    return shm_open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW, 0);
+    return open_named(path, O_RDWR, getuid(), false, 077, e->size);
 }
 
 static struct pt_shm *open_stream(const struct pt_inbox_ent *e, size_t *size)
@@ -386,12 +411,10 @@ static struct pt_shm *open_stream(const struct pt_inbox_ent *e, size_t *size)
     int fd = open_backing(e);
     if (fd < 0)
         return NULL;
-    struct stat st;
-    struct pt_shm *s = pt_map_whole(fd, e->size, PROT_READ | PROT_WRITE, &st);
+    struct pt_shm *s = pt_map_whole(fd, e->size, PROT_READ | PROT_WRITE, NULL);
     if (s == NULL)
         return NULL;
     if (e->size < sizeof(struct pt_shm) ||
-        (e->ctrl_fd < 0 && (st.st_uid != getuid() || (st.st_mode & 077) != 0)) ||
         s->magic != PT_SHM_MAGIC || s->version != PT_SHM_VERSION || s->key != e->key ||
         s->total_size != e->size || s->nslots != PT_NSLOTS ||
         atomic_load(&s->state) == PT_ST_SHUTDOWN ||
@@ -403,25 +426,37 @@ static struct pt_shm *open_stream(const struct pt_inbox_ent *e, size_t *size)
     return s;
 }
 
-/* The controller's alive word, read-only (NULL: it cannot be watched, e.g.
- * a privileged controller of another user). */
-static const int *map_alive(const struct pt_inbox_ent *e, struct pt_shm *s)
+/* The owner of process pid (its effective uid), or (uid_t)-1. */
+static uid_t proc_uid(uint32_t pid)
 {
+    char path[32];
+    struct stat st;
+    snprintf(path, sizeof path, "/proc/%u", pid);
+    return stat(path, &st) == 0 ? st.st_uid : (uid_t)-1;
+}
+
+/* The controller's alive word, read-only, in *word (NULL: it cannot be
+ * watched). false: the stream says it is watched through a named page, and
+ * that page is missing or not the controller's (or root's), writable by
+ * others or of the wrong size: not attached (see named_ok). */
+static bool map_alive(const struct pt_inbox_ent *e, struct pt_shm *s, const int **word)
+{
+    *word = NULL;
     if (!s->watched || s->alive_fd < 0)
-        return NULL;
+        return true;
     char path[96];
     int fd;
     if (e->ctrl_fd >= 0) {
         snprintf(path, sizeof path, "/proc/%u/fd/%d", e->ctrl_pid, s->alive_fd);
         fd = open(path, O_RDONLY | O_CLOEXEC);
     } else { /* a controller of another user: its page by name */
-        pt_shm_alive_name(e->ctrl_pid, e->ctrl_start, path, sizeof path);
-        fd = shm_open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW, 0);
+        pt_shm_alive_name(e->ctrl_pid, e->ctrl_start, s->alive_key, path, sizeof path);
+        fd = open_named(path, O_RDONLY, proc_uid(e->ctrl_pid), true, 022, 4096);
     }
-    if (fd < 0)
-        return NULL;
-    const char *p = pt_map_whole(fd, 4096, PROT_READ, NULL);
-    return p == NULL ? NULL : (const int *)(p + offsetof(pthread_mutex_t, __data.__lock));
+    const char *p = fd < 0 ? NULL : pt_map_whole(fd, 4096, PROT_READ, NULL);
+    if (p != NULL)
+        *word = (const int *)(p + offsetof(pthread_mutex_t, __data.__lock));
+    return p != NULL || e->ctrl_fd >= 0;
 }
 
 static void unmap_alive(int i)
@@ -439,7 +474,12 @@ static void attach_entry(int i, const struct pt_inbox_ent *e)
         pt_inbox_free(i);
         return;
     }
-    const int *alive = map_alive(e, s);
+    const int *alive;
+    if (!map_alive(e, s, &alive)) {
+        pt_shm_unmap(s, size);
+        pt_inbox_free(i);
+        return;
+    }
     pt_names_register_all(s);
     pt_attach_set(i, s, size, e->key, 0);
     pt_att[i].alive = alive;
@@ -475,15 +515,15 @@ static void refresh_locked(void)
 {
     for (int round = 0; round < 8; round++) {
         uint32_t seq = atomic_load(&PT_INBOX->seq);
-        if (pt_inbox_lock(PT_INBOX) != 0)
-            return; /* bells stay: try again at a later event */
+        /* an entry seen POSTED (acquire) is complete, and stays as it is
+         * until this process frees it */
         struct pt_inbox_ent posted[PT_MAX_ATTACH];
         for (unsigned i = 0; i < PT_MAX_ATTACH; i++) {
-            posted[i] = PT_INBOX->ent[i];
-            if (atomic_load(&PT_INBOX->ent[i].state) != PT_IE_POSTED)
-                atomic_store(&posted[i].state, PT_IE_FREE);
+            bool p = atomic_load(&PT_INBOX->ent[i].state) == PT_IE_POSTED;
+            if (p)
+                posted[i] = PT_INBOX->ent[i];
+            atomic_store(&posted[i].state, p ? PT_IE_POSTED : PT_IE_FREE);
         }
-        pthread_mutex_unlock(&PT_INBOX->lock);
         for (unsigned i = 0; i < PT_MAX_ATTACH; i++) {
             struct pt_shm *s = atomic_load(&pt_att[i].shm);
             if (s != NULL && pt_att[i].own)

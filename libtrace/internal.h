@@ -122,6 +122,8 @@ int  pt_proc_ppid(pid_t pid, pid_t *ppid);
 #define PT_WANT_BELLS   UINT64_C(0x0202020202020202)
 #define PT_INBOX_SIZE   81920u
 #define PT_INBOX_MAGIC  UINT64_C(0x3158424e49525450) /* "PTRINBX1" */
+#define PT_INBOX_VERSION 2u                        /* 2: no lock, sealed memfd */
+#define PT_INBOX_SEALS  (F_SEAL_SHRINK | F_SEAL_GROW) /* a mapper never gets SIGBUS */
 #define PT_INBOX_FD_MIN 1000                       /* its descriptor: the first free from here */
 #define PT_INBOX_NAME   "posixtrace-inbox"
 enum { PT_IE_FREE = 0, PT_IE_BUSY = 1, PT_IE_POSTED = 2 };
@@ -148,7 +150,9 @@ struct pt_inbox {
     uint64_t start;
     int32_t fd;               /* its number in the owner */
     uint32_t uid;
-    pthread_mutex_t lock;     /* robust, process-shared: entry allocation */
+    /* entries are claimed by CAS on their state (FREE -> BUSY), no lock:
+     * a controller relies on nothing a target writes here but indices it
+     * checks (doc/design.md, "Other processes") */
     alignas(64) struct pt_inbox_ent ent[PT_MAX_ATTACH];
     /* this process's user event names, by id - 257: a controller creating a
      * stream for it copies them ("stored for future trace streams") */
@@ -174,7 +178,7 @@ void pt_inbox_atfork_child(void);
 void pt_inbox_before_exec(void);
 int  pt_inbox_add_own(struct pt_shm *s, size_t size, int fd); /* attachment index or -errno */
 void pt_inbox_free(int idx);                      /* pt_att_lock held */
-int  pt_inbox_lock(struct pt_inbox *ib);
+struct pt_inbox_ent *pt_inbox_claim(struct pt_inbox *ib, int *idx); /* FREE -> BUSY, or NULL */
 void pt_inbox_post(struct pt_inbox_ent *e, const struct pt_shm *s, int ctrl_fd, size_t size);
 bool pt_is_inbox_link(const char *path);
 void pt_inbox_ring(struct pt_inbox *ib);
@@ -193,7 +197,7 @@ int  pt_remote_find_inbox(pid_t pid, uint64_t *start, struct pt_inbox **ib);
 int  pt_remote_post(struct pt_inbox *ib, struct pt_shm *s, int fd, size_t size);
 void pt_remote_ring_members(struct pt_shm *s);
 int  pt_keeper_alive(const int **word);
-int  pt_keeper_alive_named(void);
+int  pt_keeper_alive_named(uint64_t *key);
 void pt_keeper_alive_named_done(void);
 void pt_keeper_atfork_child(void);
 /* Did the controller of attachment att die? One load of its alive word. */
@@ -228,7 +232,9 @@ int  pt_shm_create(const trace_attr_t *a, int has_log, const struct pt_shm_owner
 void pt_shm_close_backing(int named, uint64_t key, int fd);
 void pt_shm_name(uint32_t ctrl_pid, uint64_t ctrl_start, uint64_t key, char *buf, size_t n);
 void pt_shm_cleanup_stale(void);
-void pt_shm_alive_name(uint32_t ctrl_pid, uint64_t ctrl_start, char *buf, size_t n);
+void pt_shm_alive_name(uint32_t ctrl_pid, uint64_t ctrl_start, uint64_t key, char *buf,
+                       size_t n);
+uint64_t pt_random_key(void);
 int  pt_shm_privatize(struct pt_shm *s, int fd);
 int  pt_robust_init(pthread_mutex_t *m);
 struct stat;
@@ -403,6 +409,12 @@ static inline uint64_t pt_call_ticks(void)
     uint32_t m = atomic_load_explicit(&pt_call_mode, memory_order_acquire);
     return m == PT_CLOCK_TSC ? pt_rdtsc() : m == PT_CLOCK_REALTIME ? (uint64_t)pt_realtime_ns() : 0;
 }
+
+/* ---- slock.c: a lock word others may scribble on (the stream's names) ---- */
+#define PT_SLOCK_CTL_MS    1000 /* a controller waits this long, then fails (EAGAIN) */
+#define PT_SLOCK_TARGET_MS 2000 /* a traced process: then it leaves the stream out */
+int  pt_slock_take(_Atomic uint32_t *w, int timeout_ms); /* 0 or ETIMEDOUT */
+void pt_slock_drop(_Atomic uint32_t *w);
 
 /* ---- futex ---- */
 int pt_futex_wait(_Atomic uint32_t *addr, uint32_t val, const struct timespec *abs_realtime);

@@ -17,6 +17,7 @@ libtrace_libposixtrace_la_SOURCES = \
 	libtrace/gaps.c \
 	libtrace/reader.c \
 	libtrace/handle.c \
+	libtrace/slock.c \
 	libtrace/stream.c \
 	libtrace/logread.h \
 	libtrace/logread_int.h \

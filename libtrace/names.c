@@ -6,7 +6,9 @@
  * posix_trace_event). Every stream the process records into gets a copy when
  * it is created and every later name as it is opened, at the same id: for a
  * stream traced by its own process, stream ids and process ids are the same.
- * Stream tables live in shared memory, guarded by a robust process-shared mutex.
+ * Stream tables live in shared memory, guarded by a lock word (slock.c) that
+ * every party takes with a deadline: a process holding it too long delays
+ * names in that stream only, and a controller's call fails with EAGAIN.
  */
 #include "internal.h"
 #include "logread.h"
@@ -46,10 +48,16 @@ void pt_names_unlock_local(void)
     pthread_mutex_unlock(&local_lock);
 }
 
-static void lock_stream(struct pt_shm *s)
+/* A traced process's wait for a stream's table: false if another process
+ * held it for PT_SLOCK_TARGET_MS (the stream is then left out). */
+static bool lock_stream(struct pt_shm *s)
 {
-    if (pthread_mutex_lock(&s->names_lock) == EOWNERDEAD)
-        pthread_mutex_consistent(&s->names_lock);
+    return pt_slock_take(&s->names_lock, PT_SLOCK_TARGET_MS) == 0;
+}
+
+static void unlock_stream(struct pt_shm *s)
+{
+    pt_slock_drop(&s->names_lock);
 }
 
 /* Caller holds the stream's names_lock (or owns the stream exclusively). */
@@ -108,13 +116,14 @@ void pt_names_copy_from(struct pt_shm *s, const struct pt_inbox *ib)
  * (doc/semantics.md). */
 void pt_names_register_all(struct pt_shm *s)
 {
-    lock_stream(s);
+    if (!lock_stream(s))
+        return;
     for (uint32_t i = 0; i < TRACE_USER_EVENT_MAX; i++) {
         trace_event_id_t id = POSIX_TRACE_UNNAMED_USEREVENT + 1 + i;
         if (local_valid[i] && id_free(s, id))
             set_name(s, id, local_names[i]);
     }
-    pthread_mutex_unlock(&s->names_lock);
+    unlock_stream(s);
 }
 
 static int name_ok(const char *name)
@@ -152,10 +161,8 @@ static trace_event_id_t add_name(const char *name)
     pt_att_lock_take();
     for (uint32_t i = 0; i < PT_MAX_ATTACH; i++) {
         struct pt_shm *s = atomic_load(&pt_att[i].shm);
-        if (s != NULL) {
-            lock_stream(s);
+        if (s != NULL && lock_stream(s))
             ss[n++] = s;
-        }
     }
     trace_event_id_t nid = local_count < TRACE_USER_EVENT_MAX ? choose_id(name, ss, n) : 0;
     if (nid != 0) {
@@ -169,7 +176,7 @@ static trace_event_id_t add_name(const char *name)
                 set_name(ss[k], nid, name);
     }
     for (unsigned k = 0; k < n; k++)
-        pthread_mutex_unlock(&ss[k]->names_lock);
+        unlock_stream(ss[k]);
     pt_att_lock_drop();
     return nid != 0 ? nid : POSIX_TRACE_UNNAMED_USEREVENT;
 }
@@ -216,15 +223,18 @@ int pt_name_lookup_user(struct pt_shm *s, const char *name, trace_event_id_t *id
     return ENOENT;
 }
 
-/* For a stream whose traced process is another one: the stream table decides. */
+/* For a stream whose traced process is another one: the stream table
+ * decides. A target holding the table's lock for PT_SLOCK_CTL_MS makes it
+ * fail with EAGAIN (doc/semantics.md). */
 int pt_stream_eventid_open(struct pt_shm *s, const char *name, trace_event_id_t *id)
 {
     int rc = name_ok(name);
     if (rc != 0 || id == NULL)
         return rc ? rc : EINVAL;
-    lock_stream(s);
+    if (pt_slock_take(&s->names_lock, PT_SLOCK_CTL_MS) != 0)
+        return EAGAIN;
     if (pt_name_lookup_user(s, name, id) == 0) {
-        pthread_mutex_unlock(&s->names_lock);
+        unlock_stream(s);
         return 0;
     }
     /* from the top down: the traced process allocates its own names from
@@ -238,7 +248,7 @@ int pt_stream_eventid_open(struct pt_shm *s, const char *name, trace_event_id_t 
             break;
         }
     }
-    pthread_mutex_unlock(&s->names_lock);
+    unlock_stream(s);
     return 0;
 }
 

@@ -15,18 +15,28 @@
 #include <unistd.h>
 
 /* Map the inbox at /proc/<pid>/fd/<fdno> if it is the inbox of (pid, start)
- * (start 0: any). EPERM when we may not look, ESRCH when it is not there. */
+ * (start 0: any). EPERM when we may not look, ESRCH when it is not there.
+ * The descriptor may be anything by the time we open it (the number comes
+ * from the target, or a member entry anyone can write): opened without
+ * blocking or taking a terminal, and mapped only if it is a memfd sealed at
+ * the inbox's size, so that its owner cannot shrink it under us (SIGBUS). */
 int pt_remote_open_inbox(pid_t pid, uint64_t start, int fdno, struct pt_inbox **out)
 {
     char path[64];
     snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)pid, fdno);
-    int fd = open(path, O_RDWR | O_CLOEXEC);
+    int fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
         return errno == EACCES || errno == EPERM ? EPERM : ESRCH;
+    int seals = fcntl(fd, F_GET_SEALS);
+    if (seals < 0 || (seals & PT_INBOX_SEALS) != PT_INBOX_SEALS) {
+        close(fd);
+        return ESRCH;
+    }
     struct pt_inbox *ib = pt_map_whole(fd, PT_INBOX_SIZE, PROT_READ | PROT_WRITE, NULL);
     if (ib == NULL)
         return ESRCH;
-    if (ib->magic != PT_INBOX_MAGIC || ib->version != 1 || ib->pid != (uint32_t)pid ||
+    if (ib->magic != PT_INBOX_MAGIC || ib->version != PT_INBOX_VERSION ||
+        ib->pid != (uint32_t)pid ||
         (start != 0 && ib->start != start)) {
         munmap(ib, PT_INBOX_SIZE);
         return ESRCH;
@@ -84,24 +94,19 @@ int pt_remote_find_inbox(pid_t pid, uint64_t *start, struct pt_inbox **ib)
     }
 }
 
-/* Post stream s (our memfd fd) in a free entry of the target's inbox. */
+/* Post stream s (our memfd fd) in a free entry of the target's inbox,
+ * claimed by CAS: EAGAIN when none is free ("no more trace streams can be
+ * started now"). Nothing waits: a target that keeps its entries busy only
+ * keeps streams from being created for it. */
 int pt_remote_post(struct pt_inbox *ib, struct pt_shm *s, int fd, size_t size)
 {
-    if (pt_inbox_lock(ib) != 0)
+    int idx;
+    struct pt_inbox_ent *e = pt_inbox_claim(ib, &idx);
+    if (e == NULL)
         return EAGAIN;
-    int rc = EAGAIN;
-    for (unsigned i = 0; i < PT_MAX_ATTACH; i++) {
-        struct pt_inbox_ent *e = &ib->ent[i];
-        if (atomic_load(&e->state) != PT_IE_FREE)
-            continue;
-        pt_inbox_post(e, s, s->named ? -1 : fd, size);
-        rc = 0;
-        break;
-    }
-    pthread_mutex_unlock(&ib->lock);
-    if (rc == 0)
-        pt_inbox_ring(ib);
-    return rc;
+    pt_inbox_post(e, s, s->named ? -1 : fd, size);
+    pt_inbox_ring(ib);
+    return 0;
 }
 
 /*
@@ -145,6 +150,7 @@ static pthread_mutex_t *keeper_req;       /* a mutex for the keeper to take */
 static int keeper_started, keeper_rc;
 static pthread_mutex_t *alive_m, *alive_named_m;
 static int alive_fd = -1;
+static uint64_t alive_named_key; /* the random part of its /dev/shm name */
 
 static void *keeper_main(void *arg)
 {
@@ -182,11 +188,14 @@ static int keeper_take(pthread_mutex_t *m)
     return keeper_rc;
 }
 
-static pthread_mutex_t *map_alive_page(int fd)
+/* fd: a new memfd (sealed at its size) or a new /dev/shm object of ours
+ * (O_EXCL): nobody else can resize it under the targets that map it. */
+static pthread_mutex_t *map_alive_page(int fd, bool memfd)
 {
     fchmod(fd, 0644); /* a lock word, nothing else: anyone may watch it */
     void *p = MAP_FAILED;
-    if (ftruncate(fd, 4096) == 0)
+    if (ftruncate(fd, 4096) == 0 &&
+        (!memfd || fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) == 0))
         p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED)
         return NULL;
@@ -203,8 +212,8 @@ int pt_keeper_alive(const int **word)
 {
     pthread_mutex_lock(&keeper_lock);
     if (alive_m == NULL) {
-        int fd = memfd_create("posixtrace-alive", MFD_CLOEXEC);
-        if (fd >= 0 && (alive_m = map_alive_page(fd)) == NULL)
+        int fd = memfd_create("posixtrace-alive", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+        if (fd >= 0 && (alive_m = map_alive_page(fd, true)) == NULL)
             close(fd);
         else
             alive_fd = fd;
@@ -217,26 +226,56 @@ int pt_keeper_alive(const int **word)
 }
 
 /* The same page under a /dev/shm name, for targets of other users, which
- * cannot open our memfd (pt_shm_name's "alive" form; removed by
- * pt_shm_cleanup_stale once we are gone). 0 or an error. */
+ * cannot open our memfd (pt_shm_alive_name; removed by pt_shm_cleanup_stale
+ * once we are gone). The name has a random part (in the stream header, which
+ * only the target can read) and is created O_EXCL: no other user can make it
+ * first and have us adopt an object they can truncate (SIGBUS in the target)
+ * or write. A name that exists already is not ours: another key. */
+static int create_alive_named(uint64_t *key)
+{
+    for (int tries = 0; tries < 4; tries++) {
+        char name[96];
+        uint64_t k = pt_random_key();
+        pt_shm_alive_name(pt_pid, pt_start, k, name, sizeof name);
+        int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0644);
+        if (fd >= 0) {
+            *key = k;
+            return fd;
+        }
+        if (errno != EEXIST)
+            break;
+    }
+    return -1;
+}
+
+static void unlink_alive_named(void)
+{
+    char name[96];
+    pt_shm_alive_name(pt_pid, pt_start, alive_named_key, name, sizeof name);
+    shm_unlink(name);
+}
+
 static int named_users;
 
-int pt_keeper_alive_named(void)
+/* 0 and *key (the name's random part), or an error. */
+int pt_keeper_alive_named(uint64_t *key)
 {
     pthread_mutex_lock(&keeper_lock);
     int rc = 0;
     named_users++;
     if (alive_named_m == NULL) {
-        char name[96];
-        pt_shm_alive_name(pt_pid, pt_start, name, sizeof name);
-        int fd = shm_open(name, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-        if (fd < 0 || (alive_named_m = map_alive_page(fd)) == NULL)
+        int fd = create_alive_named(&alive_named_key);
+        if (fd < 0 || (alive_named_m = map_alive_page(fd, false)) == NULL) {
             rc = EAGAIN;
+            if (fd >= 0)
+                unlink_alive_named();
+        }
         if (fd >= 0)
             close(fd);
     }
     if (rc != 0)
         named_users--;
+    *key = alive_named_key;
     pthread_mutex_unlock(&keeper_lock);
     return rc;
 }
@@ -247,9 +286,7 @@ void pt_keeper_alive_named_done(void)
 {
     pthread_mutex_lock(&keeper_lock);
     if (named_users > 0 && --named_users == 0 && alive_named_m != NULL) {
-        char name[96];
-        pt_shm_alive_name(pt_pid, pt_start, name, sizeof name);
-        shm_unlink(name);
+        unlink_alive_named();
         alive_named_m = NULL;
     }
     pthread_mutex_unlock(&keeper_lock);
@@ -262,6 +299,7 @@ void pt_keeper_atfork_child(void)
     keeper_req = NULL;
     alive_fd = -1;
     alive_m = alive_named_m = NULL;
+    alive_named_key = 0;
     named_users = 0;
     pthread_mutex_init(&keeper_lock, NULL);
     pthread_cond_init(&keeper_cv, NULL);

@@ -72,7 +72,8 @@ void *pt_map_whole(int fd, uint64_t size, int prot, struct stat *st)
     return p == MAP_FAILED ? NULL : p;
 }
 
-/* A process-shared robust mutex (stream names, inboxes, the alive page). */
+/* A process-shared robust mutex: only the alive page's, in memory that only
+ * its controller can write (remote.c). */
 int pt_robust_init(pthread_mutex_t *m)
 {
     pthread_mutexattr_t ma;
@@ -82,11 +83,6 @@ int pt_robust_init(pthread_mutex_t *m)
     int rc = pthread_mutex_init(m, &ma);
     pthread_mutexattr_destroy(&ma);
     return rc;
-}
-
-static int init_names_lock(struct pt_shm *s)
-{
-    return pt_robust_init(&s->names_lock);
 }
 
 static void init_header(struct pt_shm *s, const trace_attr_t *a, const struct pt_geometry *g,
@@ -146,9 +142,32 @@ void pt_shm_name(uint32_t ctrl_pid, uint64_t ctrl_start, uint64_t key, char *buf
              (unsigned long long)key);
 }
 
-void pt_shm_alive_name(uint32_t ctrl_pid, uint64_t ctrl_start, char *buf, size_t n)
+/* A controller's alive page for targets of other users (remote.c); key:
+ * random, so that no other user can guess the name and create it first. */
+void pt_shm_alive_name(uint32_t ctrl_pid, uint64_t ctrl_start, uint64_t key, char *buf,
+                       size_t n)
 {
-    snprintf(buf, n, "/posixtrace-alive-%u-%llu", ctrl_pid, (unsigned long long)ctrl_start);
+    snprintf(buf, n, "/posixtrace-alive-%u-%llu-%016llx", ctrl_pid,
+             (unsigned long long)ctrl_start, (unsigned long long)key);
+}
+
+uint64_t pt_random_key(void)
+{
+    uint64_t key;
+    if (getrandom(&key, sizeof key, GRND_NONBLOCK) != (ssize_t)sizeof key)
+        key = pt_rdtsc() ^ ((uint64_t)pt_pid << 32);
+    return key;
+}
+
+/* Is /dev/shm/<name> (dirfd: /dev/shm) what we would have left there: a
+ * plain file, mode 0600 (a stream, given to its target's user) or owned by
+ * us (an alive page)? Anything else, whoever made it, is not ours to remove. */
+static bool stale_looks_ours(int dirfd, const char *name, bool alive)
+{
+    struct stat st;
+    if (fstatat(dirfd, name, &st, AT_SYMLINK_NOFOLLOW) != 0 || !S_ISREG(st.st_mode))
+        return false;
+    return alive ? st.st_uid == geteuid() : (st.st_mode & 07777) == 0600;
 }
 
 /* Named streams (and alive pages) of controllers that died without
@@ -162,9 +181,11 @@ void pt_shm_cleanup_stale(void)
     while ((e = readdir(d)) != NULL) {
         unsigned pid;
         unsigned long long start, key;
-        if ((sscanf(e->d_name, "posixtrace-%u-%llu-%llx", &pid, &start, &key) == 3 ||
-             sscanf(e->d_name, "posixtrace-alive-%u-%llu", &pid, &start) == 2) &&
-            !pt_proc_alive((pid_t)pid, start)) {
+        bool stream = sscanf(e->d_name, "posixtrace-%u-%llu-%llx", &pid, &start, &key) == 3;
+        bool alive = !stream &&
+                     sscanf(e->d_name, "posixtrace-alive-%u-%llu-%llx", &pid, &start, &key) == 3;
+        if ((stream || alive) && !pt_proc_alive((pid_t)pid, start) &&
+            stale_looks_ours(dirfd(d), e->d_name, alive)) {
             char name[300];
             snprintf(name, sizeof name, "/%.255s", e->d_name);
             shm_unlink(name);
@@ -175,13 +196,13 @@ void pt_shm_cleanup_stale(void)
 
 static int open_backing(const struct pt_shm_owner *o, uint64_t key, const char *label)
 {
-    if (o == NULL)
-        return memfd_create(label, MFD_CLOEXEC);
+    if (o == NULL) /* sealed once sized: see pt_shm_create */
+        return memfd_create(label, MFD_CLOEXEC | MFD_ALLOW_SEALING);
     char name[96];
     pt_shm_cleanup_stale();
     pt_shm_name(pt_pid, pt_start, key, name, sizeof name);
-    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd >= 0 && fchown(fd, o->uid, o->gid) != 0) {
+    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+    if (fd >= 0 && (fchmod(fd, 0600) != 0 || fchown(fd, o->uid, o->gid) != 0)) {
         close(fd);
         shm_unlink(name);
         errno = EPERM;
@@ -197,16 +218,17 @@ int pt_shm_create(const trace_attr_t *a, int has_log, const struct pt_shm_owner 
     pt_geometry(a, &g);
     char label[32 + TRACE_NAME_MAX];
     snprintf(label, sizeof label, "posixtrace:%.200s", a->__name);
-    uint64_t key;
-    if (getrandom(&key, sizeof key, GRND_NONBLOCK) != (ssize_t)sizeof key)
-        key = pt_rdtsc() ^ ((uint64_t)pt_pid << 32);
+    uint64_t key = pt_random_key();
     int fd = open_backing(o, key, label);
     if (fd < 0)
         return errno == EMFILE || errno == ENFILE ? EAGAIN : errno == EPERM ? EPERM : ENOMEM;
     /* Reserve the memory now (the page calls stream-min-size memory
      * "reserved"): running out later would be SIGBUS in a traced program,
-     * and page faults would land on the recording path. */
-    if (ftruncate(fd, (off_t)g.total) != 0 || fallocate(fd, 0, 0, (off_t)g.total) != 0) {
+     * and page faults would land on the recording path. A memfd is then
+     * sealed at that size: a target that opens it through /proc cannot
+     * shrink it under the controller (SIGBUS) either. */
+    if (ftruncate(fd, (off_t)g.total) != 0 || fallocate(fd, 0, 0, (off_t)g.total) != 0 ||
+        (o == NULL && fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)) {
         pt_shm_close_backing(o != NULL, key, fd);
         return ENOMEM;
     }
@@ -219,11 +241,7 @@ int pt_shm_create(const trace_attr_t *a, int has_log, const struct pt_shm_owner 
     init_header(s, a, &g, has_log);
     s->key = key;
     s->named = o != NULL;
-    if (init_names_lock(s) != 0) {
-        munmap(p, g.total);
-        pt_shm_close_backing(o != NULL, key, fd);
-        return ENOMEM;
-    }
+    atomic_store(&s->names_lock, 0);
     s->magic = PT_SHM_MAGIC;
     atomic_thread_fence(memory_order_release);
     *out = s;

@@ -26,7 +26,7 @@
 #include <trace.h>
 
 #define PT_SHM_MAGIC    UINT64_C(0x314d485343525450) /* "PTRCSHM1" little-endian */
-#define PT_SHM_VERSION  3u
+#define PT_SHM_VERSION  4u /* 4: names lock is a plain word (slock.c); alive_key */
 #define PT_NSLOTS       256u
 #define PT_NEST         4u
 #define PT_NONE         UINT32_MAX
@@ -150,6 +150,7 @@ struct pt_shm {
     uint32_t pad_alive_;
     uint32_t named;            /* 1: a /dev/shm object (pt_shm_name), not a memfd */
     uint32_t pad_named_;
+    uint64_t alive_key;        /* named: the random part of the alive page's name */
     uint64_t cap;              /* bytes closed chunks may hold: max(stream-min-size, one
                                   chunk's room) (shm.c, "Geometry" in doc/design.md) */
     /* Everything above is written once, by the creator, before any other
@@ -157,7 +158,9 @@ struct pt_shm {
      * first page (pt_shm_privatize), so that another process writing into
      * the stream cannot change the geometry the controller relies on.
      * Everything below is shared and may be written by any party. */
-    alignas(PT_PAGE0) pthread_mutex_t names_lock; /* process-shared, robust */
+    /* the names table's lock: 0 or its holder's thread id (slock.c); never
+     * a pointer, since anyone may write it */
+    alignas(PT_PAGE0) _Atomic uint32_t names_lock;
     alignas(PT_CACHELINE) struct pt_member members[PT_MAX_MEMBERS];
     alignas(PT_CACHELINE) _Atomic uint32_t state;
     _Atomic uint32_t overrun;

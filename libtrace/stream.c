@@ -60,7 +60,7 @@ static int watch(struct pt_shm *s, const struct pt_target *t)
     if (!t->remote && s->inheritance != POSIX_TRACE_INHERITED)
         return 0;
     int fd = pt_keeper_alive(NULL);
-    if (fd < 0 || (s->named && pt_keeper_alive_named() != 0))
+    if (fd < 0 || (s->named && pt_keeper_alive_named(&s->alive_key) != 0))
         return EAGAIN;
     s->alive_fd = fd;
     s->watched = 1;

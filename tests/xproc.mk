@@ -30,3 +30,12 @@ check_PROGRAMS += tests/t055_xproc_hostile
 tests_t055_xproc_hostile_SOURCES = tests/t055_xproc_hostile.c tests/xproc.h tests/tcommon.h
 tests_t055_xproc_hostile_LDADD = $(TEST_LDADD)
 tests_t055_xproc_hostile_LDFLAGS = $(TEST_LDFLAGS)
+
+# A target attacking the words it shares with its controller: the names lock,
+# its inbox entries, the member table; a third user's /dev/shm objects
+# (tests/test_xproc_locks.py, issue 13).
+check_PROGRAMS += tests/t056_xproc_locks
+tests_t056_xproc_locks_SOURCES = tests/t056_xproc_locks.c tests/xproc.h tests/tcommon.h
+tests_t056_xproc_locks_LDADD = $(TEST_LDADD)
+tests_t056_xproc_locks_LDFLAGS = $(TEST_LDFLAGS)
+EXTRA_DIST += tests/test_xproc_locks.py
