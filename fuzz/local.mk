@@ -1,8 +1,10 @@
-# Fuzzing the trace-log reader (included from the top-level Makefile.am).
-# 'make fuzz' builds fuzz/fuzz_logread with clang's libFuzzer (+ ASan, UBSan)
-# and runs it for FUZZ_SECONDS on a fresh copy of the seed corpus written by
-# fuzz/make_corpus.py. Not part of 'make all' or 'make check' (tests/
-# test_logread.py runs a short fuzz of its own). See fuzz/README.md.
+# Fuzzing the trace-log reader and the live stream reader (included from the
+# top-level Makefile.am). 'make fuzz' builds fuzz/fuzz_logread with clang's
+# libFuzzer (+ ASan, UBSan) and runs it for FUZZ_SECONDS on a fresh copy of
+# the seed corpus written by fuzz/make_corpus.py; 'make fuzz-reader' builds
+# fuzz/fuzz_reader (the whole library compiled in) and runs it likewise. Not
+# part of 'make all' or 'make check' (tests/test_logread.py and
+# tests/test_xproc_hostile.py run short fuzzes of their own). See fuzz/README.md.
 #   make fuzz FUZZ_SECONDS=600 CLANG=clang-14 FUZZ_ARGS='-jobs=2'
 CLANG = clang
 PYTHON3 = python3
@@ -29,6 +31,21 @@ fuzz/fuzz_logread: $(FUZZ_SRCS) $(FUZZ_HDRS)
 	$(CLANG) $(FUZZ_CFLAGS) -I$(srcdir)/include -I$(srcdir)/libtrace -o $@ \
 	  $(FUZZ_SRCS) $(XXHASH_LIBS)
 
+# the live reader's target: every C source of the library
+fuzz/fuzz_reader: $(srcdir)/fuzz/fuzz_reader.c $(libtrace_libposixtrace_la_SOURCES)
+	@$(MKDIR_P) fuzz
+	$(CLANG) $(FUZZ_CFLAGS) -I$(srcdir)/include -I$(srcdir)/libtrace -o $@ \
+	  $(srcdir)/fuzz/fuzz_reader.c $(srcdir)/libtrace/*.c $(XXHASH_LIBS) -lpthread
+
+fuzz-reader: fuzz/fuzz_reader
+	rm -rf fuzz/reader-corpus-run fuzz/reader-artifacts
+	$(MKDIR_P) fuzz/reader-corpus-run fuzz/reader-artifacts
+	printf '\001\020' > fuzz/reader-corpus-run/seed-loop
+	printf '\000\040' > fuzz/reader-corpus-run/seed-until-full
+	./fuzz/fuzz_reader -max_total_time=$(FUZZ_SECONDS) -max_len=4096 \
+	  -artifact_prefix=fuzz/reader-artifacts/ -print_final_stats=1 $(FUZZ_ARGS) \
+	  fuzz/reader-corpus-run
+
 fuzz: fuzz/fuzz_logread
 	rm -rf fuzz/corpus-run fuzz/artifacts
 	$(MKDIR_P) fuzz/corpus-run fuzz/artifacts
@@ -38,10 +55,12 @@ fuzz: fuzz/fuzz_logread
 
 fuzz-clean:
 	rm -rf fuzz/fuzz_logread fuzz/corpus-run fuzz/artifacts
+	rm -rf fuzz/fuzz_reader fuzz/reader-corpus-run fuzz/reader-artifacts
 
-.PHONY: fuzz fuzz-clean
+.PHONY: fuzz fuzz-reader fuzz-clean
 EXTRA_DIST += \
 	fuzz/README.md \
 	fuzz/local.mk \
 	fuzz/fuzz_logread.c \
+	fuzz/fuzz_reader.c \
 	fuzz/make_corpus.py
