@@ -91,7 +91,7 @@ static bool map_over(int fd)
  * parent's inbox) or at the first free one from PT_INBOX_FD_MIN. */
 static int create_inbox(const struct pt_inbox *tmpl, int at)
 {
-    int fd = memfd_create(PT_INBOX_NAME, MFD_CLOEXEC);
+    int fd = memfd_create(PT_INBOX_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0)
         return -1;
     int hi = at >= 0 ? dup3(fd, at, O_CLOEXEC) : fcntl(fd, F_DUPFD_CLOEXEC, pt_inbox_fd_base());
@@ -102,7 +102,9 @@ static int create_inbox(const struct pt_inbox *tmpl, int at)
     fchmod(fd, 0600);
     static union pt_inbox_mem buf; /* no malloc: this runs in fork children */
     union pt_inbox_mem *m = &buf;
-    if (ftruncate(fd, PT_INBOX_SIZE) != 0) { /* zeros, without pages yet */
+    /* zeros, without pages yet; sealed: controllers map only an inbox that
+     * cannot shrink under them (remote.c) */
+    if (ftruncate(fd, PT_INBOX_SIZE) != 0 || pt_seal_size(fd) != 0) {
         close(fd);
         return -1;
     }
@@ -386,6 +388,10 @@ static struct pt_shm *open_stream(const struct pt_inbox_ent *e, size_t *size)
     int fd = open_backing(e);
     if (fd < 0)
         return NULL;
+    if (e->ctrl_fd >= 0 && !pt_sealed_size(fd)) { /* could shrink under us */
+        close(fd);
+        return NULL;
+    }
     struct stat st;
     struct pt_shm *s = pt_map_whole(fd, e->size, PROT_READ | PROT_WRITE, &st);
     if (s == NULL)
@@ -420,6 +426,10 @@ static const int *map_alive(const struct pt_inbox_ent *e, struct pt_shm *s)
     }
     if (fd < 0)
         return NULL;
+    if (e->ctrl_fd >= 0 && !pt_sealed_size(fd)) {
+        close(fd);
+        return NULL;
+    }
     const char *p = pt_map_whole(fd, 4096, PROT_READ, NULL);
     return p == NULL ? NULL : (const int *)(p + offsetof(pthread_mutex_t, __data.__lock));
 }

@@ -23,6 +23,10 @@ int pt_remote_open_inbox(pid_t pid, uint64_t start, int fdno, struct pt_inbox **
     int fd = open(path, O_RDWR | O_CLOEXEC);
     if (fd < 0)
         return errno == EACCES || errno == EPERM ? EPERM : ESRCH;
+    if (!pt_sealed_size(fd)) { /* the target could shrink it under our mapping */
+        close(fd);
+        return ESRCH;
+    }
     struct pt_inbox *ib = pt_map_whole(fd, PT_INBOX_SIZE, PROT_READ | PROT_WRITE, NULL);
     if (ib == NULL)
         return ESRCH;
@@ -182,11 +186,12 @@ static int keeper_take(pthread_mutex_t *m)
     return keeper_rc;
 }
 
-static pthread_mutex_t *map_alive_page(int fd)
+/* seal: a memfd, sealed at its size (targets map it) */
+static pthread_mutex_t *map_alive_page(int fd, bool seal)
 {
     fchmod(fd, 0644); /* a lock word, nothing else: anyone may watch it */
     void *p = MAP_FAILED;
-    if (ftruncate(fd, 4096) == 0)
+    if (ftruncate(fd, 4096) == 0 && (!seal || pt_seal_size(fd) == 0))
         p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED)
         return NULL;
@@ -203,8 +208,8 @@ int pt_keeper_alive(const int **word)
 {
     pthread_mutex_lock(&keeper_lock);
     if (alive_m == NULL) {
-        int fd = memfd_create("posixtrace-alive", MFD_CLOEXEC);
-        if (fd >= 0 && (alive_m = map_alive_page(fd)) == NULL)
+        int fd = memfd_create("posixtrace-alive", MFD_CLOEXEC | MFD_ALLOW_SEALING);
+        if (fd >= 0 && (alive_m = map_alive_page(fd, true)) == NULL)
             close(fd);
         else
             alive_fd = fd;
@@ -229,8 +234,14 @@ int pt_keeper_alive_named(void)
     if (alive_named_m == NULL) {
         char name[96];
         pt_shm_alive_name(pt_pid, pt_start, name, sizeof name);
-        int fd = shm_open(name, O_RDWR | O_CREAT | O_CLOEXEC, 0644);
-        if (fd < 0 || (alive_named_m = map_alive_page(fd)) == NULL)
+        int fd = shm_open(name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0644);
+        struct stat st;
+        /* ours only: a page another user made could shrink under us */
+        if (fd >= 0 && (fstat(fd, &st) != 0 || st.st_uid != geteuid())) {
+            close(fd);
+            fd = -1;
+        }
+        if (fd < 0 || (alive_named_m = map_alive_page(fd, false)) == NULL)
             rc = EAGAIN;
         if (fd >= 0)
             close(fd);

@@ -72,6 +72,22 @@ void *pt_map_whole(int fd, uint64_t size, int prot, struct stat *st)
     return p == MAP_FAILED ? NULL : p;
 }
 
+/* A memfd sized for good: it can no longer shrink or grow, and its seals
+ * no longer change, so no process that can open it (a target through
+ * /proc/<pid>/fd, a third party) can make a mapping of it fault. */
+int pt_seal_size(int fd)
+{
+    return fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+}
+
+/* Is fd a memfd that can never shrink? Only such an object of another
+ * process is mapped here (a shrunk mapping faults with SIGBUS). */
+bool pt_sealed_size(int fd)
+{
+    int seals = fcntl(fd, F_GET_SEALS);
+    return seals >= 0 && (seals & F_SEAL_SHRINK) != 0;
+}
+
 /* A process-shared robust mutex (stream names, inboxes, the alive page). */
 int pt_robust_init(pthread_mutex_t *m)
 {
@@ -176,18 +192,19 @@ void pt_shm_cleanup_stale(void)
 static int open_backing(const struct pt_shm_owner *o, uint64_t key, const char *label)
 {
     if (o == NULL)
-        return memfd_create(label, MFD_CLOEXEC);
+        return memfd_create(label, MFD_CLOEXEC | MFD_ALLOW_SEALING);
     char name[96];
     pt_shm_cleanup_stale();
     pt_shm_name(pt_pid, pt_start, key, name, sizeof name);
-    int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
-    if (fd >= 0 && fchown(fd, o->uid, o->gid) != 0) {
-        close(fd);
-        shm_unlink(name);
-        errno = EPERM;
-        return -1;
-    }
-    return fd;
+    return shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+}
+
+/* A named stream's object becomes its target's (to open it for writing),
+ * once the header is complete and our copy of its first page private
+ * (pt_shm_privatize): from now on the target can shrink it (fault.c). */
+int pt_shm_give(int fd, const struct pt_shm_owner *o)
+{
+    return fchown(fd, o->uid, o->gid) == 0 ? 0 : EPERM;
 }
 
 int pt_shm_create(const trace_attr_t *a, int has_log, const struct pt_shm_owner *o,
@@ -206,7 +223,8 @@ int pt_shm_create(const trace_attr_t *a, int has_log, const struct pt_shm_owner 
     /* Reserve the memory now (the page calls stream-min-size memory
      * "reserved"): running out later would be SIGBUS in a traced program,
      * and page faults would land on the recording path. */
-    if (ftruncate(fd, (off_t)g.total) != 0 || fallocate(fd, 0, 0, (off_t)g.total) != 0) {
+    if (ftruncate(fd, (off_t)g.total) != 0 || fallocate(fd, 0, 0, (off_t)g.total) != 0 ||
+        (o == NULL && pt_seal_size(fd) != 0)) {
         pt_shm_close_backing(o != NULL, key, fd);
         return ENOMEM;
     }
@@ -215,12 +233,17 @@ int pt_shm_create(const trace_attr_t *a, int has_log, const struct pt_shm_owner 
         pt_shm_close_backing(o != NULL, key, fd);
         return ENOMEM;
     }
+    if (o != NULL && pt_fault_guard_add(p, g.total) != 0) {
+        munmap(p, g.total);
+        pt_shm_close_backing(1, key, fd);
+        return EAGAIN;
+    }
     struct pt_shm *s = p;
     init_header(s, a, &g, has_log);
     s->key = key;
     s->named = o != NULL;
     if (init_names_lock(s) != 0) {
-        munmap(p, g.total);
+        pt_shm_unmap(s, g.total);
         pt_shm_close_backing(o != NULL, key, fd);
         return ENOMEM;
     }
@@ -234,15 +257,19 @@ int pt_shm_create(const trace_attr_t *a, int has_log, const struct pt_shm_owner 
 
 /* The controller's own copy of the header's first page (its geometry and
  * identity), taken once every field of it is written: what other processes
- * write there no longer shows. */
-int pt_shm_privatize(struct pt_shm *s, int fd)
+ * write there no longer shows. Anonymous memory, not a private mapping of
+ * the object: truncating a file takes even the private copies of its pages
+ * away (fault.c). */
+int pt_shm_privatize(struct pt_shm *s)
 {
     _Static_assert(offsetof(struct pt_shm, names_lock) == PT_PAGE0, "first page");
-    void *p = mmap(s, PT_PAGE0, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, 0);
+    unsigned char copy[PT_PAGE0];
+    memcpy(copy, s, PT_PAGE0);
+    void *p = mmap(s, PT_PAGE0, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+                   -1, 0);
     if (p == MAP_FAILED)
         return ENOMEM;
-    volatile uint64_t *m = p;
-    *m = *m; /* copy on write now */
+    memcpy(p, copy, PT_PAGE0);
     return 0;
 }
 
@@ -259,5 +286,6 @@ void pt_shm_close_backing(int named, uint64_t key, int fd)
 
 void pt_shm_unmap(struct pt_shm *s, size_t size)
 {
+    pt_fault_guard_remove(s);
     munmap(s, size);
 }
