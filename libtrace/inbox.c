@@ -89,10 +89,9 @@ static int create_inbox(const struct pt_inbox *tmpl, int at)
     fchmod(fd, 0600);
     static union pt_inbox_mem buf; /* no malloc: this runs in fork children */
     union pt_inbox_mem *m = &buf;
-    /* zeros, without pages yet; sealed at that size, which controllers
-     * check: they map it, and a shrunk memfd would be SIGBUS there */
-    if (ftruncate(fd, PT_INBOX_SIZE) != 0 ||
-        fcntl(fd, F_ADD_SEALS, PT_INBOX_SEALS | F_SEAL_SEAL) != 0) {
+    /* zeros, without pages yet; sealed: controllers map only an inbox that
+     * cannot shrink under them (remote.c) */
+    if (ftruncate(fd, PT_INBOX_SIZE) != 0 || pt_seal_size(fd) != 0) {
         close(fd);
         return -1;
     }
@@ -411,6 +410,10 @@ static struct pt_shm *open_stream(const struct pt_inbox_ent *e, size_t *size)
     int fd = open_backing(e);
     if (fd < 0)
         return NULL;
+    if (e->ctrl_fd >= 0 && !pt_sealed_size(fd)) { /* could shrink under us */
+        close(fd);
+        return NULL;
+    }
     struct pt_shm *s = pt_map_whole(fd, e->size, PROT_READ | PROT_WRITE, NULL);
     if (s == NULL)
         return NULL;
@@ -452,6 +455,10 @@ static bool map_alive(const struct pt_inbox_ent *e, struct pt_shm *s, const int 
     } else { /* a controller of another user: its page by name */
         pt_shm_alive_name(e->ctrl_pid, e->ctrl_start, s->alive_key, path, sizeof path);
         fd = open_named(path, O_RDONLY, proc_uid(e->ctrl_pid), true, 022, 4096);
+    }
+    if (fd >= 0 && e->ctrl_fd >= 0 && !pt_sealed_size(fd)) { /* could shrink under us */
+        close(fd);
+        fd = -1;
     }
     const char *p = fd < 0 ? NULL : pt_map_whole(fd, 4096, PROT_READ, NULL);
     if (p != NULL)

@@ -230,13 +230,19 @@ struct pt_shm_owner { uid_t uid; gid_t gid; }; /* a named object for another use
 int  pt_shm_create(const trace_attr_t *a, int has_log, const struct pt_shm_owner *o,
                    struct pt_shm **out, size_t *size, int *fd);
 void pt_shm_close_backing(int named, uint64_t key, int fd);
+int  pt_shm_give(int fd, const struct pt_shm_owner *o);
+/* fault.c: stream memory another process can shrink under us */
+int  pt_fault_guard_add(void *p, size_t size);
+void pt_fault_guard_remove(void *p);
 void pt_shm_name(uint32_t ctrl_pid, uint64_t ctrl_start, uint64_t key, char *buf, size_t n);
 void pt_shm_cleanup_stale(void);
 void pt_shm_alive_name(uint32_t ctrl_pid, uint64_t ctrl_start, uint64_t key, char *buf,
                        size_t n);
 uint64_t pt_random_key(void);
-int  pt_shm_privatize(struct pt_shm *s, int fd);
+int  pt_shm_privatize(struct pt_shm *s);
 int  pt_robust_init(pthread_mutex_t *m);
+int  pt_seal_size(int fd);
+bool pt_sealed_size(int fd);
 struct stat;
 void *pt_map_whole(int fd, uint64_t size, int prot, struct stat *st);
 void pt_shm_unmap(struct pt_shm *s, size_t size);

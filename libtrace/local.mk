@@ -10,6 +10,7 @@ libtrace_libposixtrace_la_SOURCES = \
 	libtrace/eventset.c \
 	libtrace/pool.c \
 	libtrace/shm.c \
+	libtrace/fault.c \
 	libtrace/names.c \
 	libtrace/process.c \
 	libtrace/record.c \

@@ -188,14 +188,13 @@ static int keeper_take(pthread_mutex_t *m)
     return keeper_rc;
 }
 
-/* fd: a new memfd (sealed at its size) or a new /dev/shm object of ours
- * (O_EXCL): nobody else can resize it under the targets that map it. */
-static pthread_mutex_t *map_alive_page(int fd, bool memfd)
+/* fd: a new memfd (seal: sealed at its size) or a new /dev/shm object of
+ * ours (O_EXCL): nobody else can resize it under the targets that map it. */
+static pthread_mutex_t *map_alive_page(int fd, bool seal)
 {
     fchmod(fd, 0644); /* a lock word, nothing else: anyone may watch it */
     void *p = MAP_FAILED;
-    if (ftruncate(fd, 4096) == 0 &&
-        (!memfd || fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) == 0))
+    if (ftruncate(fd, 4096) == 0 && (!seal || pt_seal_size(fd) == 0))
         p = mmap(NULL, 4096, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
     if (p == MAP_FAILED)
         return NULL;

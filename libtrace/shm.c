@@ -72,6 +72,22 @@ void *pt_map_whole(int fd, uint64_t size, int prot, struct stat *st)
     return p == MAP_FAILED ? NULL : p;
 }
 
+/* A memfd sized for good: it can no longer shrink or grow, and its seals
+ * no longer change, so no process that can open it (a target through
+ * /proc/<pid>/fd, a third party) can make a mapping of it fault. */
+int pt_seal_size(int fd)
+{
+    return fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL);
+}
+
+/* Is fd a memfd that can never shrink? Only such an object of another
+ * process is mapped here (a shrunk mapping faults with SIGBUS). */
+bool pt_sealed_size(int fd)
+{
+    int seals = fcntl(fd, F_GET_SEALS);
+    return seals >= 0 && (seals & F_SEAL_SHRINK) != 0;
+}
+
 /* A process-shared robust mutex: only the alive page's, in memory that only
  * its controller can write (remote.c). */
 int pt_robust_init(pthread_mutex_t *m)
@@ -196,19 +212,27 @@ void pt_shm_cleanup_stale(void)
 
 static int open_backing(const struct pt_shm_owner *o, uint64_t key, const char *label)
 {
-    if (o == NULL) /* sealed once sized: see pt_shm_create */
+    if (o == NULL)
         return memfd_create(label, MFD_CLOEXEC | MFD_ALLOW_SEALING);
     char name[96];
     pt_shm_cleanup_stale();
     pt_shm_name(pt_pid, pt_start, key, name, sizeof name);
     int fd = shm_open(name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-    if (fd >= 0 && (fchmod(fd, 0600) != 0 || fchown(fd, o->uid, o->gid) != 0)) {
+    if (fd >= 0 && fchmod(fd, 0600) != 0) {
         close(fd);
         shm_unlink(name);
         errno = EPERM;
         return -1;
     }
     return fd;
+}
+
+/* A named stream's object becomes its target's (to open it for writing),
+ * once the header is complete and our copy of its first page private
+ * (pt_shm_privatize): from now on the target can shrink it (fault.c). */
+int pt_shm_give(int fd, const struct pt_shm_owner *o)
+{
+    return fchown(fd, o->uid, o->gid) == 0 ? 0 : EPERM;
 }
 
 int pt_shm_create(const trace_attr_t *a, int has_log, const struct pt_shm_owner *o,
@@ -228,7 +252,7 @@ int pt_shm_create(const trace_attr_t *a, int has_log, const struct pt_shm_owner 
      * sealed at that size: a target that opens it through /proc cannot
      * shrink it under the controller (SIGBUS) either. */
     if (ftruncate(fd, (off_t)g.total) != 0 || fallocate(fd, 0, 0, (off_t)g.total) != 0 ||
-        (o == NULL && fcntl(fd, F_ADD_SEALS, F_SEAL_SHRINK | F_SEAL_GROW | F_SEAL_SEAL) != 0)) {
+        (o == NULL && pt_seal_size(fd) != 0)) {
         pt_shm_close_backing(o != NULL, key, fd);
         return ENOMEM;
     }
@@ -236,6 +260,11 @@ int pt_shm_create(const trace_attr_t *a, int has_log, const struct pt_shm_owner 
     if (p == MAP_FAILED) {
         pt_shm_close_backing(o != NULL, key, fd);
         return ENOMEM;
+    }
+    if (o != NULL && pt_fault_guard_add(p, g.total) != 0) {
+        munmap(p, g.total);
+        pt_shm_close_backing(1, key, fd);
+        return EAGAIN;
     }
     struct pt_shm *s = p;
     init_header(s, a, &g, has_log);
@@ -252,15 +281,19 @@ int pt_shm_create(const trace_attr_t *a, int has_log, const struct pt_shm_owner 
 
 /* The controller's own copy of the header's first page (its geometry and
  * identity), taken once every field of it is written: what other processes
- * write there no longer shows. */
-int pt_shm_privatize(struct pt_shm *s, int fd)
+ * write there no longer shows. Anonymous memory, not a private mapping of
+ * the object: truncating a file takes even the private copies of its pages
+ * away (fault.c). */
+int pt_shm_privatize(struct pt_shm *s)
 {
     _Static_assert(offsetof(struct pt_shm, names_lock) == PT_PAGE0, "first page");
-    void *p = mmap(s, PT_PAGE0, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_FIXED, fd, 0);
+    unsigned char copy[PT_PAGE0];
+    memcpy(copy, s, PT_PAGE0);
+    void *p = mmap(s, PT_PAGE0, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED,
+                   -1, 0);
     if (p == MAP_FAILED)
         return ENOMEM;
-    volatile uint64_t *m = p;
-    *m = *m; /* copy on write now */
+    memcpy(p, copy, PT_PAGE0);
     return 0;
 }
 
@@ -277,5 +310,6 @@ void pt_shm_close_backing(int named, uint64_t key, int fd)
 
 void pt_shm_unmap(struct pt_shm *s, size_t size)
 {
+    pt_fault_guard_remove(s);
     munmap(s, size);
 }

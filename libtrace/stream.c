@@ -86,10 +86,27 @@ static int attach_target(struct pt_shm *s, size_t size, int mfd, const struct pt
     pt_names_init_sys(s);
     if (t->ib != NULL)
         pt_names_copy_from(s, t->ib);
-    s->target_pid = (uint32_t)t->pid;
-    s->target_start = t->start;
-    s->ctrl_fd = mfd;
     return t->ib != NULL ? pt_remote_post(t->ib, s, mfd, size) : 0;
+}
+
+/* The header's first page is complete once the target is known and the
+ * stream watched: our copy becomes private. A named object (another user's
+ * target) is given to the target only then, since the target can shrink
+ * it (fault.c); a memfd is sealed and privatized after posting. */
+static int complete_header(struct pt_shm *s, int mfd, const struct pt_target *t, bool named)
+{
+    if (t->remote) {
+        s->target_pid = (uint32_t)t->pid;
+        s->target_start = t->start;
+    }
+    int rc = watch(s, t);
+    if (rc == 0 && named) {
+        struct pt_shm_owner o = { t->uid, t->gid };
+        rc = pt_shm_privatize(s);
+        if (rc == 0)
+            rc = pt_shm_give(mfd, &o);
+    }
+    return rc;
 }
 
 /* Create a stream traced by this process; with a log when fd >= 0. */
@@ -107,11 +124,11 @@ static int create_stream(const trace_attr_t *attr, int fd, const struct pt_targe
     if (rc != 0)
         return rc;
     s->ctrl_fd = mfd;
-    rc = watch(s, t);
+    rc = complete_header(s, mfd, t, other);
     if (rc == 0)
         rc = attach_target(s, size, mfd, t, &att);
-    if (rc == 0)
-        rc = pt_shm_privatize(s, mfd); /* the header is complete: keep our copy */
+    if (rc == 0 && !other)
+        rc = pt_shm_privatize(s); /* the header is complete: keep our copy */
     if (rc != 0) {
         int named = s->named, watched = s->watched;
         uint64_t key = s->key;

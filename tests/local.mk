@@ -140,6 +140,7 @@ EXTRA_DIST += \
 	tests/test_names.py \
 	tests/test_readers.py \
 	tests/test_stream_size.py \
+	tests/test_shrink.py \
 	tests/test_timestamps.py
 
 # Trace Log option, end to end (tests/test_log_*.py): t042_log_write writes
@@ -227,3 +228,8 @@ check_PROGRAMS += tests/t024_streamsize
 tests_t024_streamsize_SOURCES = tests/t024_streamsize.c tests/tcommon.h
 tests_t024_streamsize_LDADD = $(TEST_LDADD)
 tests_t024_streamsize_LDFLAGS = $(TEST_LDFLAGS)
+
+check_PROGRAMS += tests/t025_shrink
+tests_t025_shrink_SOURCES = tests/t025_shrink.c tests/tcommon.h tests/xproc.h
+tests_t025_shrink_LDADD = $(TEST_LDADD)
+tests_t025_shrink_LDFLAGS = $(TEST_LDFLAGS)

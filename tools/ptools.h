@@ -188,6 +188,7 @@ struct pt_sink {
     int from_abs, to_abs, have_from, have_to;
     /* counters */
     uint64_t events, shown, lost, errors;
+    uint64_t trace_errors;     /* POSIX_TRACE_ERROR events: records missing or corrupt */
     int64_t first_ns, last_ns;
 };
 void pt_sink_init(struct pt_sink *k);

@@ -42,10 +42,20 @@ static void stream_loss(uint64_t lost, const trace_attr_t *a, int have_log)
     g_free(more);
 }
 
+/* The stream reported errors (posix_trace_error): records it found corrupt,
+ * or its memory taken away by a traced process (doc/semantics.md). */
+static void trace_errors(const struct pt_sink *k)
+{
+    if (k->trace_errors > 0)
+        pt_warn("%" G_GUINT64_FORMAT " trace error(s) (posix_trace_error): events are missing "
+                "or were found corrupt", (guint64)k->trace_errors);
+}
+
 void run_report_live(const struct run_opts *o, struct session *s, const trace_attr_t *a,
                      const struct posix_trace_status_info *st)
 {
     struct pt_sink *k = s->sink;
+    trace_errors(k);
     if (k->lost > 0)
         stream_loss(k->lost, a, 0);
     else if (st->posix_stream_overrun_status == POSIX_TRACE_OVERRUN)
@@ -91,6 +101,7 @@ void run_report_log(const struct run_opts *o, struct pt_sink *k, const trace_att
     if (rc != 0)
         pt_warn("%s: reading the log back: %s", o->output, g_strerror(rc));
     pt_sink_end(k);
+    trace_errors(k);
     if (k->lost > 0)
         stream_loss(k->lost, a, 1);
     if (posix_trace_get_status(trid, &st) == 0)

@@ -69,6 +69,8 @@ void pt_sink_event(struct pt_sink *k, struct pt_names *n, const struct posix_tra
         memcpy(&lost, e.data, sizeof lost);
         k->lost += lost;
     }
+    if (e.id == POSIX_TRACE_ERROR)
+        k->trace_errors++;
     if (e.kind == PT_K_CALL && e.hdr.err != 0)
         k->errors++;
     if (k->out.sym != NULL)
