@@ -170,6 +170,7 @@ static int dump_one(const char *path, struct pt_sink *k)
             pt_warn("%s: reading stopped after %" G_GUINT64_FORMAT " events: %s", path,
                     (guint64)(k->events - before), g_strerror(rc));
         bad = rc != 0 || dump_damage(path, fd, trid, k, before);
+        bad = dump_incomplete(path, trid) || bad;
         pt_names_clear(&names);
     }
     posix_trace_close(trid);
