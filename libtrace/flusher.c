@@ -52,7 +52,7 @@ struct pt_flush {
     struct pt_stamp sys_at[SYS_CAP]; /* ...converted with this anchor (has_a 0: emit's) */
     uint32_t nsys;
     uint32_t sys_dropped;       /* system events left out: more than SYS_MAX */
-    uint64_t batch_events;      /* events in the batch's blocks, not yet written */
+    int error;                  /* the first write of this flush that failed, 0 */
     uint32_t moved;             /* fragments of slots in this flush */
     uint32_t budget;            /* chunks this flush may still follow */
     uint64_t seq_limit;         /* chunks begun before this flush: seq below it */
@@ -71,23 +71,24 @@ static void record_failure(struct pt_handle *h, struct pt_flush *f)
     pt_logw_status_after_error(f->w, &st, atomic_load(&h->shm->lost));
 }
 
-/* Write the batch. A write that failed, this one or one made inside the
- * writer (names, status), took the batch's events with it (the writer
- * undid it: none of them is in the log): they are lost. */
+/* Write the batch. The events of the blocks a failed write took with it
+ * (this one, or one made inside the writer: names, status) are lost: the
+ * writer counted them block by block (pt_logw_take_lost). */
 static int commit(struct pt_handle *h, struct pt_flush *f)
 {
     int rc = pt_logw_commit(f->w);
     int err = pt_logw_take_error(f->w);
     if (err != 0) {
-        if (f->batch_events != 0) {
-            atomic_fetch_add(&h->shm->lost, f->batch_events);
+        uint64_t lost = pt_logw_take_lost(f->w);
+        if (lost != 0) {
+            atomic_fetch_add(&h->shm->lost, lost);
             atomic_store(&h->shm->overrun, 1);
         }
         pt_logw_status(f->w)->log_overrun = POSIX_TRACE_OVERRUN;
-        f->batch_events = 0;
         record_failure(h, f);
+        if (f->error == 0)
+            f->error = err;
     }
-    f->batch_events = 0;
     return rc != 0 ? rc : err;
 }
 
@@ -376,7 +377,7 @@ static int64_t pack_fragment(struct pt_handle *h, struct pt_flush *f, uint32_t i
         if (full && !anchor)
             left_out++;
         else if (!anchor)
-            f->batch_events++; /* in the batch's blocks: lost if it fails */
+            pt_logw_count_event(f->w); /* in this block: lost if its write fails */
         off += size;
     }
     r->has_anchor = pk->has_a;
@@ -706,6 +707,7 @@ static int flush_run(struct pt_handle *h, bool partial, bool marked, uint32_t bu
     }
     uint64_t lost_full = 0;
     f->moved = 0;
+    f->error = 0;
     if (marked)
         add_sys(f, POSIX_TRACE_FLUSH_START, now_ticks(s), NULL, 0);
     drain_all(h, f, partial, &lost_full, budget);
@@ -727,8 +729,6 @@ static int flush_run(struct pt_handle *h, bool partial, bool marked, uint32_t bu
         sys_overflowed(h, f);
         bool names = fit_tail(h, f);
         rc = emit_sys(h, f);
-        if (f->batch_events != 0) /* the events written before any block of the tail */
-            rc = commit(h, f);
         if (rc == 0 && names)
             rc = pt_logw_names(f->w, s);
         if (rc == 0) {
@@ -738,9 +738,10 @@ static int flush_run(struct pt_handle *h, bool partial, bool marked, uint32_t bu
             rc = pt_logw_status_block(f->w, &st, atomic_load(&s->lost));
         }
     }
-    int wrc = commit(h, f);
+    commit(h, f);
+    rc = f->error != 0 ? f->error : rc; /* any write of this flush */
     pthread_mutex_unlock(&f->lock);
-    return rc ? rc : wrc;
+    return rc;
 }
 
 int pt_flush_run(struct pt_handle *h, bool partial, bool marked)
@@ -865,7 +866,6 @@ int pt_flush_clear(struct pt_handle *h)
     f->nsys = 0;
     f->sys_dropped = 0;
     f->dropped = 0;
-    f->batch_events = 0;
     int rc = pt_logw_reset(f->w); /* drops the batch */
     pthread_mutex_unlock(&f->lock);
     return rc;

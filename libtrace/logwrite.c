@@ -35,6 +35,8 @@ struct pt_logw {
     uint64_t status_seq;      /* written (seq 0: none) */
     int pending_error;        /* a write failed since pt_logw_take_error() */
     int sticky_error;         /* the last write error of this log: never reset */
+    uint32_t blk_events[PT_LOGW_BATCH]; /* events in each block of the batch */
+    uint64_t lost_events;     /* in blocks whose write failed, not yet taken */
     /* the batch: blocks to write, as iovecs (header, payload in `stage`,
      * padding) */
     uint64_t batch_pos;       /* position of the first block of the batch */
@@ -193,6 +195,8 @@ int pt_logw_reset(struct pt_logw *w)
 {
     w->nblk = 0;
     w->stage_len = 0;
+    memset(w->blk_events, 0, sizeof w->blk_events);
+    w->lost_events = 0;
     if (w->regular) { /* truncated: the log starts over; a pipe's goes on */
         w->next_pos = 0;
         w->seq = 0;
@@ -304,7 +308,9 @@ void pt_logw_seal(struct pt_logw *w)
     w->stage_len += (n + 63) & ~(size_t)63;
 }
 
-static int write_iov(struct pt_logw *w, struct iovec *v, int n, uint64_t pos)
+/* Bytes written are added to *written, even when it fails. */
+static int write_iov(struct pt_logw *w, struct iovec *v, int n, uint64_t pos,
+                     uint64_t *written)
 {
     off_t off = (off_t)(HDR_SIZE + pos * w->block_size);
     while (n > 0) {
@@ -314,6 +320,7 @@ static int write_iov(struct pt_logw *w, struct iovec *v, int n, uint64_t pos)
         if (k <= 0)
             return io_error(k < 0 ? errno : ENOSPC);
         off += k;
+        *written += (uint64_t)k;
         while (n > 0 && (size_t)k >= v->iov_len) {
             k -= (ssize_t)v->iov_len;
             v++;
@@ -337,21 +344,32 @@ void pt_logw_predict_wrap(struct pt_logw *w, uint32_t extra)
     }
 }
 
-/* The batch's writes failed: a regular file is cut back to where the batch
- * began (unless a circular log has wrapped), so that no block of it, whole
- * or torn, is left: its events are all lost, none half there. Returns
- * whether it was. */
-static bool unwrite_batch(struct pt_logw *w)
+/* The batch's write failed after `written` bytes. A regular file is cut
+ * back to the last whole block written (unless a circular log wrapped), so
+ * that no torn block is left, and keeps those blocks; with no STATUS block
+ * in the log yet, one block less, to make room for the one that records the
+ * failure (pt_logw_status_after_error). Returns the blocks kept, or -1 when
+ * the file could not be cut (the batch then counts as written: the reader
+ * finds its torn blocks invalid). */
+static int64_t unwrite_batch(struct pt_logw *w, uint64_t written)
 {
     if (!w->regular || (w->circular && w->batch_pos + w->nblk > w->positions))
-        return false;
-    return ftruncate(w->fd, (off_t)(HDR_SIZE + w->batch_pos * w->block_size)) == 0;
+        return -1;
+    uint64_t keep = written / w->block_size;
+    if (keep > w->nblk)
+        keep = w->nblk;
+    if (keep > 0 && w->status_seq == 0)
+        keep--;
+    if (ftruncate(w->fd, (off_t)(HDR_SIZE + (w->batch_pos + keep) * w->block_size)) != 0)
+        return -1;
+    return (int64_t)keep;
 }
 
-/* After a batch written whole: where its last STATUS block is. */
-static void note_status(struct pt_logw *w)
+/* After `n` blocks of the batch were written whole: where the last STATUS
+ * block among them is. */
+static void note_status(struct pt_logw *w, uint32_t n)
 {
-    for (uint32_t i = w->nblk; i-- > 0;) {
+    for (uint32_t i = n; i-- > 0;) {
         if (w->hdrs[i][4] == PT_LOG_STATUS) {
             w->status_pos = w->batch_pos + i;
             w->status_seq = w->seq + 1 + i;
@@ -360,12 +378,14 @@ static void note_status(struct pt_logw *w)
     }
 }
 
-/* Write the batch to the file (a circular log in two runs at the wrap). A
- * failed batch is undone (unwrite_batch) when it can be, else counted as
- * written (the reader finds its torn blocks invalid). */
+/* Write the batch to the file (a circular log in two runs at the wrap). Of
+ * a batch whose write failed, the whole blocks written are kept and the
+ * rest undone (unwrite_batch); the events of the blocks undone are lost
+ * (pt_logw_take_lost). */
 int pt_logw_commit(struct pt_logw *w)
 {
     uint32_t done = 0;
+    uint64_t written = 0;
     int rc = 0;
     while (done < w->nblk && rc == 0) {
         uint64_t pos = w->batch_pos + done;
@@ -375,20 +395,21 @@ int pt_logw_commit(struct pt_logw *w)
             if (pos + run > w->positions)
                 run = (uint32_t)(w->positions - pos);
         }
-        rc = write_iov(w, &w->iov[3 * done], (int)(3 * run), pos);
+        rc = write_iov(w, &w->iov[3 * done], (int)(3 * run), pos, &written);
         done += run;
     }
-    bool undone = rc != 0 && unwrite_batch(w);
-    if (!undone) {
-        if (w->circular && w->next_pos + w->nblk > w->positions) {
-            w->st.log_full = POSIX_TRACE_FULL;
-            w->st.log_overrun = POSIX_TRACE_OVERRUN;
-        }
-        if (rc == 0)
-            note_status(w);
-        w->next_pos += w->nblk;
-        w->seq += w->nblk;
+    int64_t kept = rc != 0 ? unwrite_batch(w, written) : -1;
+    uint32_t n = kept >= 0 ? (uint32_t)kept : w->nblk;
+    if (w->circular && w->next_pos + n > w->positions) {
+        w->st.log_full = POSIX_TRACE_FULL;
+        w->st.log_overrun = POSIX_TRACE_OVERRUN;
     }
+    note_status(w, rc == 0 ? n : (uint32_t)(kept > 0 ? kept : 0));
+    for (uint32_t i = n; i < w->nblk; i++)
+        w->lost_events += w->blk_events[i];
+    memset(w->blk_events, 0, sizeof w->blk_events);
+    w->next_pos += n;
+    w->seq += n;
     w->nblk = 0;
     w->stage_len = 0;
     if (rc != 0) {
@@ -398,6 +419,20 @@ int pt_logw_commit(struct pt_logw *w)
         memset(w->names_done, 0, sizeof w->names_done); /* they may not have made it */
     }
     return rc;
+}
+
+/* One event more in the block being filled (the one pt_logw_block opened). */
+void pt_logw_count_event(struct pt_logw *w)
+{
+    w->blk_events[w->nblk]++;
+}
+
+/* The events of blocks whose write failed since the last call; clears it. */
+uint64_t pt_logw_take_lost(struct pt_logw *w)
+{
+    uint64_t n = w->lost_events;
+    w->lost_events = 0;
+    return n;
 }
 
 /* The error of a write that failed since the last call, or 0; clears it. */
