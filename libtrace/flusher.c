@@ -21,7 +21,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SYS_MAX 64 /* system events in one flush */
+#define SYS_MAX 64 /* system events in one flush... */
+#define SYS_RESERVE 6 /* ...and room kept for those that frame and end it */
+#define SYS_CAP (SYS_MAX + SYS_RESERVE)
 
 /* A stamp in ticks and the anchor (ticks, CLOCK_REALTIME ns) it is converted
  * with; has_a 0: the anchor read when the system events are written. */
@@ -44,12 +46,13 @@ struct pt_flush {
     _Atomic uint32_t flushing;  /* an explicit flush is under way */
     _Atomic uint32_t quit;
     int dropped;                /* events were discarded: the log is full */
-    struct pt_rec sys[SYS_MAX]; /* system events of this flush (32-byte records... */
-    unsigned char sys_data[SYS_MAX][sizeof(trace_event_set_t)]; /* ...and their data) */
-    uint32_t sys_len[SYS_MAX];
-    struct pt_stamp sys_at[SYS_MAX]; /* ...converted with this anchor (has_a 0: emit's) */
+    struct pt_rec sys[SYS_CAP]; /* system events of this flush (32-byte records... */
+    unsigned char sys_data[SYS_CAP][sizeof(trace_event_set_t)]; /* ...and their data) */
+    uint32_t sys_len[SYS_CAP];
+    struct pt_stamp sys_at[SYS_CAP]; /* ...converted with this anchor (has_a 0: emit's) */
     uint32_t nsys;
-    uint64_t batch_events;      /* events in the batch not yet written */
+    uint32_t sys_dropped;       /* system events left out: more than SYS_MAX */
+    int error;                  /* the first write of this flush that failed, 0 */
     uint32_t moved;             /* fragments of slots in this flush */
     uint32_t budget;            /* chunks this flush may still follow */
     uint64_t seq_limit;         /* chunks begun before this flush: seq below it */
@@ -59,18 +62,34 @@ struct pt_flush {
     unsigned char *scratch;     /* LOOP: a fragment copied before packing */
 };
 
-/* Write the batch. */
+/* A write failed: the log records it in a STATUS block if it can (one more,
+ * or over the last one: logwrite.c), with the flush error and the losses. */
+static void record_failure(struct pt_handle *h, struct pt_flush *f)
+{
+    struct posix_trace_status_info st;
+    pt_stream_status(h, &st, false);
+    pt_logw_status_after_error(f->w, &st, atomic_load(&h->shm->lost));
+}
+
+/* Write the batch. The events of the blocks a failed write took with it
+ * (this one, or one made inside the writer: names, status) are lost: the
+ * writer counted them block by block (pt_logw_take_lost). */
 static int commit(struct pt_handle *h, struct pt_flush *f)
 {
     int rc = pt_logw_commit(f->w);
-    if (rc != 0 && f->batch_events != 0) {
-        /* the write failed: those events are not in the log */
-        atomic_fetch_add(&h->shm->lost, f->batch_events);
-        atomic_store(&h->shm->overrun, 1);
+    int err = pt_logw_take_error(f->w);
+    if (err != 0) {
+        uint64_t lost = pt_logw_take_lost(f->w);
+        if (lost != 0) {
+            atomic_fetch_add(&h->shm->lost, lost);
+            atomic_store(&h->shm->overrun, 1);
+        }
         pt_logw_status(f->w)->log_overrun = POSIX_TRACE_OVERRUN;
+        record_failure(h, f);
+        if (f->error == 0)
+            f->error = err;
     }
-    f->batch_events = 0;
-    return rc;
+    return rc != 0 ? rc : err;
 }
 
 /* Close the PACKED block being filled, if any. */
@@ -101,8 +120,12 @@ static uint64_t now_ticks(struct pt_shm *s)
 static void add_sys_at(struct pt_flush *f, trace_event_id_t id, const struct pt_stamp *at,
                        const void *d, uint32_t len)
 {
-    if (f->nsys == SYS_MAX)
+    bool framing = id == POSIX_TRACE_FLUSH_START || id == POSIX_TRACE_FLUSH_STOP ||
+                   id == POSIX_TRACE_STOP || id == POSIX_TRACE_ERROR;
+    if (f->nsys >= (framing ? SYS_CAP : SYS_MAX)) {
+        f->sys_dropped++; /* said by an ERROR event (sys_overflowed) */
         return;
+    }
     struct pt_rec *r = &f->sys[f->nsys];
     memset(r, 0, sizeof *r);
     r->id = id;
@@ -119,6 +142,17 @@ static void add_sys(struct pt_flush *f, trace_event_id_t id, uint64_t ts, const 
 {
     struct pt_stamp at = { .ts = ts };
     add_sys_at(f, id, &at, d, len);
+}
+
+/* System events were left out of this flush (more than SYS_MAX: gaps of
+ * many writer slots at once): an ERROR event with ENOBUFS says so. */
+static void sys_overflowed(struct pt_handle *h, struct pt_flush *f)
+{
+    if (f->sys_dropped == 0)
+        return;
+    f->sys_dropped = 0;
+    int e = ENOBUFS;
+    add_sys(f, POSIX_TRACE_ERROR, now_ticks(h->shm), &e, sizeof e);
 }
 
 /* Does sys event i need an ANCHOR record before it (anchor `cur` in effect)? */
@@ -342,6 +376,8 @@ static int64_t pack_fragment(struct pt_handle *h, struct pt_flush *f, uint32_t i
         }
         if (full && !anchor)
             left_out++;
+        else if (!anchor)
+            pt_logw_count_event(f->w); /* in this block: lost if its write fails */
         off += size;
     }
     r->has_anchor = pk->has_a;
@@ -492,7 +528,6 @@ static void drain_slot(struct pt_handle *h, struct pt_flush *f, uint32_t i, bool
             if (r->gap != 0 && (uint64_t)left_out < nev)
                 gap_events(h, f, r, &first);
             f->moved++;
-            f->batch_events += nev - (uint64_t)left_out;
             r->off = off;
             r->delivered += nev;
         }
@@ -621,6 +656,7 @@ static void discard_all(struct pt_handle *h, struct pt_flush *f, bool partial)
     uint64_t lost = 0;
     drain_all(h, f, partial, &lost, UINT32_MAX);
     f->nsys = 0;
+    f->sys_dropped = 0;
     if (lost) {
         atomic_fetch_add(&s->lost, lost);
         h->lost_reported += lost;
@@ -671,6 +707,7 @@ static int flush_run(struct pt_handle *h, bool partial, bool marked, uint32_t bu
     }
     uint64_t lost_full = 0;
     f->moved = 0;
+    f->error = 0;
     if (marked)
         add_sys(f, POSIX_TRACE_FLUSH_START, now_ticks(s), NULL, 0);
     drain_all(h, f, partial, &lost_full, budget);
@@ -689,6 +726,7 @@ static int flush_run(struct pt_handle *h, bool partial, bool marked, uint32_t bu
     }
     int rc = 0;
     if (marked || f->moved != 0 || f->nsys != 0) { /* an idle look writes nothing */
+        sys_overflowed(h, f);
         bool names = fit_tail(h, f);
         rc = emit_sys(h, f);
         if (rc == 0 && names)
@@ -700,9 +738,10 @@ static int flush_run(struct pt_handle *h, bool partial, bool marked, uint32_t bu
             rc = pt_logw_status_block(f->w, &st, atomic_load(&s->lost));
         }
     }
-    int wrc = commit(h, f);
+    commit(h, f);
+    rc = f->error != 0 ? f->error : rc; /* any write of this flush */
     pthread_mutex_unlock(&f->lock);
-    return rc ? rc : wrc;
+    return rc;
 }
 
 int pt_flush_run(struct pt_handle *h, bool partial, bool marked)
@@ -825,8 +864,8 @@ int pt_flush_clear(struct pt_handle *h)
     for (uint32_t i = 0; i < PT_NSLOTS; i++)
         h->rs[i].gap = 0;
     f->nsys = 0;
+    f->sys_dropped = 0;
     f->dropped = 0;
-    f->batch_events = 0;
     int rc = pt_logw_reset(f->w); /* drops the batch */
     pthread_mutex_unlock(&f->lock);
     return rc;

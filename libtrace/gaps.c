@@ -12,13 +12,23 @@
  * POSIX_TRACE_RESUME, POSIX_TRACE_ERROR). Choices: doc/semantics.md.
  */
 #include "internal.h"
+#include "pt_bounds.h"
 
+/* The stream's lost count and pending error live in memory every process
+ * attached to the stream can write: one that could not be (an unknown errno,
+ * a count jumping by more than PT_LOST_MAX) is reported as an ERROR event
+ * with EBADMSG, never as the number (pt_bounds.h). */
 void pt_report_losses(struct pt_handle *h, pt_sys_put *put, uint64_t when, uint64_t lost)
 {
     struct pt_shm *s = h->shm;
     uint32_t err = atomic_exchange(&s->error_pending, 0);
     if (err != 0) {
-        int e = (int)err;
+        int e = err <= PT_ERRNO_MAX ? (int)err : EBADMSG;
+        put(h, POSIX_TRACE_ERROR, when, &e, sizeof e);
+    }
+    if (lost > h->lost_reported && lost - h->lost_reported > PT_LOST_MAX) {
+        int e = EBADMSG; /* corrupt: not a count of events */
+        h->lost_reported = lost;
         put(h, POSIX_TRACE_ERROR, when, &e, sizeof e);
     }
     if (lost > h->lost_reported) {

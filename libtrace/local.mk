@@ -4,6 +4,7 @@ libtrace_libposixtrace_la_SOURCES = \
 	libtrace/internal.h \
 	libtrace/shm_layout.h \
 	libtrace/pt_sizes.h \
+	libtrace/pt_bounds.h \
 	libtrace/clock.h \
 	libtrace/clock.c \
 	libtrace/attr.c \

@@ -114,7 +114,7 @@ static int load_status(struct pt_logr *l, const struct lr_block *all, size_t n)
         if (all[i].type != LR_STATUS)
             continue;
         if (lr_read_block(l, &all[i], &buf, &cap, true) == 0 &&
-            lr_status_parse(buf + LR_BLK_HDR, all[i].plen, &l->st) == 0)
+            lr_status_parse(buf + LR_BLK_HDR, all[i].plen, &l->st, &l->lost) == 0)
             break;
         lr_note_bad(l, all[i].off); /* changed since the scan */
     }
@@ -211,6 +211,11 @@ int pt_logr_name(const struct pt_logr *l, trace_event_id_t id, char *out)
         return EINVAL;
     strcpy(out, s);
     return 0;
+}
+
+uint64_t pt_logr_lost(const struct pt_logr *l)
+{
+    return l->lost;
 }
 
 long long pt_logr_bad_blocks(const struct pt_logr *l, long long *first_offset)

@@ -13,6 +13,7 @@
 #include <endian.h>
 
 #include "logread.h"
+#include "pt_bounds.h"
 #include "pt_sizes.h"
 
 #define LR_HDR_SIZE    4096u
@@ -116,6 +117,7 @@ struct pt_logr {
     int64_t last_ns;            /* last timestamp reported */
     long long bad, first_bad;
     struct posix_trace_status_info st;
+    uint64_t lost;              /* the STATUS block's lost count (0: none) */
     unsigned char *named;       /* LR_ID_MAX + 1 flags; NULL: no NAMES block */
     char (*names)[LR_NAME_MAX + 1];
 };
@@ -132,7 +134,8 @@ uint32_t lr_raw_rec(const unsigned char *p, uint32_t n, uint32_t max_len, struct
 uint32_t lr_packed_rec(const unsigned char *p, uint32_t n, uint32_t max_len,
                        struct lr_pstate *st, struct lr_rec *r);
 int  lr_names_parse(const unsigned char *p, uint32_t n, struct pt_logr *l);
-int  lr_status_parse(const unsigned char *p, uint32_t n, struct posix_trace_status_info *st);
+int  lr_status_parse(const unsigned char *p, uint32_t n, struct posix_trace_status_info *st,
+                     uint64_t *lost);
 
 /* logread_events.c */
 void lr_events_free(struct pt_logr *l);

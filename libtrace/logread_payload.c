@@ -164,8 +164,10 @@ int lr_names_parse(const unsigned char *p, uint32_t n, struct pt_logr *l)
 
 static int one_of(int32_t v, int a, int b) { return v == a || v == b; }
 
-/* The STATUS payload at p (n bytes): 0 and *st, or EINVAL. */
-int lr_status_parse(const unsigned char *p, uint32_t n, struct posix_trace_status_info *st)
+/* The STATUS payload at p (n bytes): 0 and *st, *lost, or EINVAL (also for
+ * a flush error that is no errno or a lost count beyond PT_LOST_MAX). */
+int lr_status_parse(const unsigned char *p, uint32_t n, struct posix_trace_status_info *st,
+                    uint64_t *lost)
 {
     if (n != 40)
         return EINVAL;
@@ -176,7 +178,7 @@ int lr_status_parse(const unsigned char *p, uint32_t n, struct posix_trace_statu
         !one_of(v[1], POSIX_TRACE_FULL, POSIX_TRACE_NOT_FULL) ||
         !one_of(v[2], POSIX_TRACE_OVERRUN, POSIX_TRACE_NO_OVERRUN) ||
         !one_of(v[3], POSIX_TRACE_FLUSHING, POSIX_TRACE_NOT_FLUSHING) ||
-        v[4] < 0 || v[4] > 4095 ||
+        v[4] < 0 || v[4] > PT_ERRNO_MAX || lr_rd64(p + 32) > PT_LOST_MAX ||
         !one_of(v[5], POSIX_TRACE_OVERRUN, POSIX_TRACE_NO_OVERRUN) ||
         !one_of(v[6], POSIX_TRACE_FULL, POSIX_TRACE_NOT_FULL))
         return EINVAL;
@@ -187,5 +189,6 @@ int lr_status_parse(const unsigned char *p, uint32_t n, struct posix_trace_statu
     st->posix_stream_flush_error = v[4];
     st->posix_log_overrun_status = v[5];
     st->posix_log_full_status = v[6];
+    *lost = lr_rd64(p + 32);
     return 0;
 }

@@ -103,11 +103,12 @@ static int payload_ok(const struct pt_logr *l, uint32_t type, const unsigned cha
                       uint32_t n)
 {
     struct posix_trace_status_info st;
+    uint64_t lost;
     switch (type) {
     case LR_EVENTS: return lr_events_ok(p, n, l->max_len);
     case LR_PACKED: return lr_packed_ok(p, n, l->max_len);
     case LR_NAMES: return lr_names_parse(p, n, NULL) == 0;
-    case LR_STATUS: return lr_status_parse(p, n, &st) == 0;
+    case LR_STATUS: return lr_status_parse(p, n, &st, &lost) == 0;
     default: return 0;
     }
 }

@@ -31,6 +31,12 @@ struct pt_logw {
     uint64_t positions;       /* block positions (LOOP, UNTIL_FULL); else UINT64_MAX */
     uint64_t next_pos;        /* position of the next block to write */
     uint64_t seq;             /* seq of the last block written */
+    uint64_t status_pos;      /* position and seq of the last STATUS block */
+    uint64_t status_seq;      /* written (seq 0: none) */
+    int pending_error;        /* a write failed since pt_logw_take_error() */
+    int sticky_error;         /* the last write error of this log: never reset */
+    uint32_t blk_events[PT_LOGW_BATCH]; /* events in each block of the batch */
+    uint64_t lost_events;     /* in blocks whose write failed, not yet taken */
     /* the batch: blocks to write, as iovecs (header, payload in `stage`,
      * padding) */
     uint64_t batch_pos;       /* position of the first block of the batch */
@@ -189,10 +195,14 @@ int pt_logw_reset(struct pt_logw *w)
 {
     w->nblk = 0;
     w->stage_len = 0;
+    memset(w->blk_events, 0, sizeof w->blk_events);
+    w->lost_events = 0;
     if (w->regular) { /* truncated: the log starts over; a pipe's goes on */
         w->next_pos = 0;
         w->seq = 0;
+        w->status_seq = 0;
     }
+    w->sticky_error = 0;
     memset(w->names_done, 0, sizeof w->names_done);
     w->st.log_full = POSIX_TRACE_NOT_FULL;
     w->st.log_overrun = POSIX_TRACE_NO_OVERRUN;
@@ -298,7 +308,9 @@ void pt_logw_seal(struct pt_logw *w)
     w->stage_len += (n + 63) & ~(size_t)63;
 }
 
-static int write_iov(struct pt_logw *w, struct iovec *v, int n, uint64_t pos)
+/* Bytes written are added to *written, even when it fails. */
+static int write_iov(struct pt_logw *w, struct iovec *v, int n, uint64_t pos,
+                     uint64_t *written)
 {
     off_t off = (off_t)(HDR_SIZE + pos * w->block_size);
     while (n > 0) {
@@ -308,6 +320,7 @@ static int write_iov(struct pt_logw *w, struct iovec *v, int n, uint64_t pos)
         if (k <= 0)
             return io_error(k < 0 ? errno : ENOSPC);
         off += k;
+        *written += (uint64_t)k;
         while (n > 0 && (size_t)k >= v->iov_len) {
             k -= (ssize_t)v->iov_len;
             v++;
@@ -331,10 +344,48 @@ void pt_logw_predict_wrap(struct pt_logw *w, uint32_t extra)
     }
 }
 
-/* Write the batch to the file (a circular log in two runs at the wrap). */
+/* The batch's write failed after `written` bytes. A regular file is cut
+ * back to the last whole block written (unless a circular log wrapped), so
+ * that no torn block is left, and keeps those blocks; with no STATUS block
+ * in the log yet, one block less, to make room for the one that records the
+ * failure (pt_logw_status_after_error). Returns the blocks kept, or -1 when
+ * the file could not be cut (the batch then counts as written: the reader
+ * finds its torn blocks invalid). */
+static int64_t unwrite_batch(struct pt_logw *w, uint64_t written)
+{
+    if (!w->regular || (w->circular && w->batch_pos + w->nblk > w->positions))
+        return -1;
+    uint64_t keep = written / w->block_size;
+    if (keep > w->nblk)
+        keep = w->nblk;
+    if (keep > 0 && w->status_seq == 0)
+        keep--;
+    if (ftruncate(w->fd, (off_t)(HDR_SIZE + (w->batch_pos + keep) * w->block_size)) != 0)
+        return -1;
+    return (int64_t)keep;
+}
+
+/* After `n` blocks of the batch were written whole: where the last STATUS
+ * block among them is. */
+static void note_status(struct pt_logw *w, uint32_t n)
+{
+    for (uint32_t i = n; i-- > 0;) {
+        if (w->hdrs[i][4] == PT_LOG_STATUS) {
+            w->status_pos = w->batch_pos + i;
+            w->status_seq = w->seq + 1 + i;
+            return;
+        }
+    }
+}
+
+/* Write the batch to the file (a circular log in two runs at the wrap). Of
+ * a batch whose write failed, the whole blocks written are kept and the
+ * rest undone (unwrite_batch); the events of the blocks undone are lost
+ * (pt_logw_take_lost). */
 int pt_logw_commit(struct pt_logw *w)
 {
     uint32_t done = 0;
+    uint64_t written = 0;
     int rc = 0;
     while (done < w->nblk && rc == 0) {
         uint64_t pos = w->batch_pos + done;
@@ -344,22 +395,52 @@ int pt_logw_commit(struct pt_logw *w)
             if (pos + run > w->positions)
                 run = (uint32_t)(w->positions - pos);
         }
-        rc = write_iov(w, &w->iov[3 * done], (int)(3 * run), pos);
+        rc = write_iov(w, &w->iov[3 * done], (int)(3 * run), pos, &written);
         done += run;
     }
-    if (w->circular && w->next_pos + w->nblk > w->positions) {
+    int64_t kept = rc != 0 ? unwrite_batch(w, written) : -1;
+    uint32_t n = kept >= 0 ? (uint32_t)kept : w->nblk;
+    if (w->circular && w->next_pos + n > w->positions) {
         w->st.log_full = POSIX_TRACE_FULL;
         w->st.log_overrun = POSIX_TRACE_OVERRUN;
     }
-    w->next_pos += w->nblk;
-    w->seq += w->nblk;
+    note_status(w, rc == 0 ? n : (uint32_t)(kept > 0 ? kept : 0));
+    for (uint32_t i = n; i < w->nblk; i++)
+        w->lost_events += w->blk_events[i];
+    memset(w->blk_events, 0, sizeof w->blk_events);
+    w->next_pos += n;
+    w->seq += n;
     w->nblk = 0;
     w->stage_len = 0;
     if (rc != 0) {
         w->st.flush_error = rc;
+        w->pending_error = rc;
+        w->sticky_error = rc;
         memset(w->names_done, 0, sizeof w->names_done); /* they may not have made it */
     }
     return rc;
+}
+
+/* One event more in the block being filled (the one pt_logw_block opened). */
+void pt_logw_count_event(struct pt_logw *w)
+{
+    w->blk_events[w->nblk]++;
+}
+
+/* The events of blocks whose write failed since the last call; clears it. */
+uint64_t pt_logw_take_lost(struct pt_logw *w)
+{
+    uint64_t n = w->lost_events;
+    w->lost_events = 0;
+    return n;
+}
+
+/* The error of a write that failed since the last call, or 0; clears it. */
+int pt_logw_take_error(struct pt_logw *w)
+{
+    int e = w->pending_error;
+    w->pending_error = 0;
+    return e;
 }
 
 /* Names not yet written (all of them again for a circular log, whose older
@@ -403,6 +484,28 @@ int pt_logw_names(struct pt_logw *w, struct pt_shm *s)
     return 0;
 }
 
+static void put_status(unsigned char *p, const struct posix_trace_status_info *st,
+                       int flush_error, uint64_t lost)
+{
+    put32(p, (uint32_t)st->posix_stream_status);
+    put32(p + 4, (uint32_t)st->posix_stream_full_status);
+    put32(p + 8, (uint32_t)st->posix_stream_overrun_status);
+    put32(p + 12, (uint32_t)st->posix_stream_flush_status);
+    put32(p + 16, (uint32_t)flush_error);
+    put32(p + 20, (uint32_t)st->posix_log_overrun_status);
+    put32(p + 24, (uint32_t)st->posix_log_full_status);
+    put32(p + 28, 0);
+    put64(p + 32, lost);
+}
+
+/* The flush error a STATUS block records: the stream's, or, once it was
+ * reset (posix_trace_get_status), the last write error of the log, which
+ * stays: the log is missing events for good (log-format.md "STATUS"). */
+static int status_error(const struct pt_logw *w, const struct posix_trace_status_info *st)
+{
+    return st->posix_stream_flush_error != 0 ? st->posix_stream_flush_error : w->sticky_error;
+}
+
 int pt_logw_status_block(struct pt_logw *w, const struct posix_trace_status_info *st,
                          uint64_t lost)
 {
@@ -410,15 +513,44 @@ int pt_logw_status_block(struct pt_logw *w, const struct posix_trace_status_info
     if (pt_logw_batch_full(w) && pt_logw_commit(w) != 0)
         return w->st.flush_error;
     unsigned char *p = pt_logw_block(w, &b);
-    put32(p, (uint32_t)st->posix_stream_status);
-    put32(p + 4, (uint32_t)st->posix_stream_full_status);
-    put32(p + 8, (uint32_t)st->posix_stream_overrun_status);
-    put32(p + 12, (uint32_t)st->posix_stream_flush_status);
-    put32(p + 16, (uint32_t)st->posix_stream_flush_error);
-    put32(p + 20, (uint32_t)st->posix_log_overrun_status);
-    put32(p + 24, (uint32_t)st->posix_log_full_status);
-    put32(p + 28, 0);
-    put64(p + 32, lost);
+    put_status(p, st, status_error(w, st), lost);
     pt_logw_seal(w);
     return 0;
+}
+
+/* Rewrite the last STATUS block written, in place and with its seq, with
+ * this status: it holds no events, so nothing is lost by it. */
+static int status_in_place(struct pt_logw *w, const struct posix_trace_status_info *st,
+                           uint64_t lost)
+{
+    if (w->status_seq == 0 || w->sequential ||
+        (w->circular && w->next_pos - w->status_pos >= w->positions))
+        return ENOSPC; /* none, or overwritten since (a circular log wrapped) */
+    unsigned char blk[BLK_HDR + 40];
+    struct pt_logw_block b = { .type = PT_LOG_STATUS };
+    uint64_t seq = w->seq;
+    w->seq = w->status_seq - 1; /* add_header numbers the block seq + 1 */
+    memcpy(blk, add_header(w, &b, 40), BLK_HDR);
+    w->seq = seq;
+    put_status(blk + BLK_HDR, st, status_error(w, st), lost);
+    XXH3_64bits_reset(w->xxh);
+    XXH3_64bits_update(w->xxh, blk, 56);
+    XXH3_64bits_update(w->xxh, blk + BLK_HDR, 40);
+    put64(blk + 56, XXH3_64bits_digest(w->xxh));
+    uint64_t pos = w->circular ? w->status_pos % w->positions : w->status_pos;
+    return write_all(w->fd, blk, sizeof blk, (off_t)(HDR_SIZE + pos * w->block_size), 0);
+}
+
+/* After a failed write (the batch is empty): record the status in the log
+ * as a new STATUS block if one still fits, else over the last one written.
+ * 0 when the log has it. */
+int pt_logw_status_after_error(struct pt_logw *w, const struct posix_trace_status_info *st,
+                               uint64_t lost)
+{
+    pt_logw_status_block(w, st, lost);
+    int rc = pt_logw_commit(w);
+    if (rc != 0)
+        rc = status_in_place(w, st, lost);
+    pt_logw_take_error(w); /* this one was about the status alone */
+    return rc;
 }

@@ -515,6 +515,19 @@ PT_API int posixtrace_log_damage(trace_id_t trid, long long *bad_blocks, long lo
     return 0;
 }
 
+PT_API int posixtrace_log_lost(trace_id_t trid, unsigned long long *lost)
+{
+    struct pt_handle *h;
+    if (lost == NULL)
+        return EINVAL;
+    int rc = get_prerecorded(trid, &h);
+    if (rc != 0)
+        return rc;
+    *lost = pt_logr_lost(h->logr);
+    pt_put(h);
+    return 0;
+}
+
 PT_API int posix_trace_get_filter(trace_id_t trid, trace_event_set_t *set)
 {
     struct pt_handle *h;

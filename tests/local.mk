@@ -174,6 +174,7 @@ tests_t043_log_race_LDFLAGS = $(TEST_LDFLAGS)
 EXTRA_DIST += \
 	tests/test_log_common.py \
 	tests/test_log_errors.py \
+	tests/test_log_full.py \
 	tests/test_log_roundtrip.py \
 	tests/test_log_policies.py \
 	tests/test_log_lifecycle.py \

@@ -10,5 +10,9 @@ void dump_info(FILE *fp, const char *path, trace_id_t trid);
  * (where reading stopped) and returns 1 (dump_damage.c). */
 int dump_damage(const char *path, int fd, trace_id_t trid, const struct pt_sink *k,
                 uint64_t events_before);
+/* A log that records it is incomplete (its status has a flush error: a
+ * write failed and events were lost with it): writes a message, returns 1
+ * (dump_damage.c). */
+int dump_incomplete(const char *path, trace_id_t trid);
 
 #endif

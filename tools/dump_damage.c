@@ -1,5 +1,5 @@
 /*
- * Telling where a damaged log stopped. posix_trace_open skips blocks that
+ * Telling where a damaged log stopped, and that a log is incomplete. posix_trace_open skips blocks that
  * fail their checks (doc/log-format.md) and the standard API does not say so;
  * libposixtrace's extension posixtrace_log_damage() (<posixtrace/log.h>) does.
  */
@@ -22,5 +22,17 @@ int dump_damage(const char *path, int fd, trace_id_t trid, const struct pt_sink 
     else
         pt_warn("%s: damaged log: %lld invalid block(s), the first at byte %lld; no events before it",
                 path, bad, first);
+    return 1;
+}
+
+int dump_incomplete(const char *path, trace_id_t trid)
+{
+    struct posix_trace_status_info st;
+    unsigned long long lost = 0;
+    if (posix_trace_get_status(trid, &st) != 0 || st.posix_stream_flush_error == 0)
+        return 0;
+    posixtrace_log_lost(trid, &lost);
+    pt_warn("%s: incomplete log: writing it failed (%s); %llu events lost in all", path,
+            g_strerror(st.posix_stream_flush_error), lost);
     return 1;
 }

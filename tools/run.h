@@ -65,6 +65,7 @@ struct session {
     int target_status, target_done;
     int interrupts;
     int read_error;
+    int write_error;           /* -o: a write of the log failed (errno), 0 */
 };
 void session_loop(struct session *s);
 /* Stops and shuts the stream down (live: after reading what is left). */
@@ -75,7 +76,10 @@ void session_wait_rest(struct session *s);
 /* run_report.c: the end-of-run line (events, losses, why, what to do). */
 void run_report_live(const struct run_opts *o, struct session *s, const trace_attr_t *a,
                      const struct posix_trace_status_info *st);
-/* -o: reads the log back (counts, losses, -c table). */
-void run_report_log(const struct run_opts *o, struct pt_sink *k, const trace_attr_t *a);
+/* -o: reads the log back (counts, losses, -c table). `write_error`: a write
+ * of the log failed (as the stream reported it). Returns 1 when the log is
+ * incomplete: a write failed and events were lost with it. */
+int run_report_log(const struct run_opts *o, struct pt_sink *k, const trace_attr_t *a,
+                   int write_error);
 
 #endif

@@ -173,21 +173,25 @@ static int64_t end_time(const struct run_opts *o)
 static int finish(const struct run_opts *o, struct session *s, const trace_attr_t *a)
 {
     struct posix_trace_status_info st = { 0 };
+    int incomplete = 0;
     posix_trace_get_status(s->trid, &st);
+    s->write_error = st.posix_stream_flush_error;
     session_finish(s);
     if (o->output == NULL) {
         pt_sink_end(s->sink);
         run_report_live(o, s, a, &st);
     } else {
-        run_report_log(o, s->sink, a);
+        incomplete = run_report_log(o, s->sink, a, s->write_error);
     }
     if (s->sink->out.fp != stderr)
         fclose(s->sink->out.fp);
     s->sink->out.fp = stderr;
+    if (!s->attach && !s->target_done)
+        session_wait_rest(s);
+    if (incomplete)
+        return RUN_EXIT_FAIL; /* the log lacks events: a write of it failed */
     if (o->pid != 0)
         return 0;
-    if (!s->target_done)
-        session_wait_rest(s);
     return s->target_done ? -1 : 128 + SIGINT;
 }
 

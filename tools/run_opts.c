@@ -112,7 +112,7 @@ gboolean run_parse(int argc, char **argv, struct run_opts *o)
                                  "or writing a trace log (-o) for posixtrace-dump.");
     g_option_context_set_description(c, "Exit status: the program's (128+N when it was killed by "
                                      "signal N, which is raised again);\n125 when tracing could not "
-                                     "be set up, 126 when PROGRAM cannot be executed, 127 when it\n"
+                                     "be set up or a write of the log (-o) failed, 126 when PROGRAM cannot be executed, 127 when it\n"
                                      "does not exist. Environment: POSIXTRACE_PRELOAD=PATH names the "
                                      "shim.\nSee posixtrace-run(1).");
     g_option_context_add_main_entries(c, entries, NULL);

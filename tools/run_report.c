@@ -82,18 +82,34 @@ static void log_loss(const trace_attr_t *a, const struct posix_trace_status_info
     g_free(cur);
 }
 
-void run_report_log(const struct run_opts *o, struct pt_sink *k, const trace_attr_t *a)
+/* A write of the log failed (the stream's error, or the one the log's
+ * status records): the events it took are lost, and the log says how many. */
+static int write_loss(const struct run_opts *o, int write_error,
+                      const struct posix_trace_status_info *st, uint64_t lost)
+{
+    int e = write_error != 0 ? write_error : st->posix_stream_flush_error;
+    if (e == 0)
+        return 0;
+    pt_warn("%s: writing the log failed: %s: the log is incomplete, %" G_GUINT64_FORMAT
+            " events lost in all; make room on its filesystem or raise the file size limit",
+            o->output, g_strerror(e), (guint64)lost);
+    return 1;
+}
+
+int run_report_log(const struct run_opts *o, struct pt_sink *k, const trace_attr_t *a,
+                   int write_error)
 {
     trace_id_t trid;
     struct pt_names names;
-    struct posix_trace_status_info st;
+    struct posix_trace_status_info st = { 0 };
+    unsigned long long status_lost = 0;
     int fd = open(o->output, O_RDONLY | O_CLOEXEC), rc;
     if (fd < 0 || (rc = posix_trace_open(fd, &trid)) != 0) {
         pt_warn("%s: cannot read the log back: %s", o->output,
                 g_strerror(fd < 0 ? errno : rc));
         if (fd >= 0)
             close(fd);
-        return;
+        return write_loss(o, write_error, &st, 0);
     }
     pt_names_init(&names, trid);
     pt_sink_begin(k);
@@ -102,18 +118,24 @@ void run_report_log(const struct run_opts *o, struct pt_sink *k, const trace_att
         pt_warn("%s: reading the log back: %s", o->output, g_strerror(rc));
     pt_sink_end(k);
     trace_errors(k);
-    if (k->lost > 0)
+    posixtrace_log_lost(trid, &status_lost);
+    uint64_t lost = status_lost > k->lost ? status_lost : k->lost; /* the status: all */
+    if (posix_trace_get_status(trid, &st) != 0)
+        st = (struct posix_trace_status_info){ 0 };
+    int incomplete = write_loss(o, write_error, &st, lost);
+    if (k->lost > 0 && !incomplete) /* else some are the write's: it said why */
         stream_loss(k->lost, a, 1);
-    if (posix_trace_get_status(trid, &st) == 0)
+    if (!incomplete) /* the overrun is the write's */
         log_loss(a, &st);
     long long bad = 0, first = -1;
     if (posixtrace_log_damage(trid, &bad, &first) == 0 && bad > 0)
         pt_warn("%s: damaged log: %lld invalid block(s), the first at byte %lld: their events "
                 "are missing", o->output, bad, first);
-    if (!o->quiet || k->lost > 0 || bad > 0)
+    if (!o->quiet || lost > 0 || bad > 0)
         pt_warn("%" G_GUINT64_FORMAT " events in %s, %" G_GUINT64_FORMAT " lost", (guint64)k->events,
-                o->output, (guint64)k->lost);
+                o->output, (guint64)lost);
     pt_names_clear(&names);
     posix_trace_close(trid);
     close(fd);
+    return incomplete;
 }

@@ -105,6 +105,8 @@ void session_finish(struct session *s)
     int rc = posix_trace_shutdown(s->trid);
     if (rc != 0)
         pt_warn("shutting the stream down: %s", g_strerror(rc));
+    if (rc == ENOSPC || rc == EFBIG)
+        s->write_error = rc; /* the last flush failed */
     pt_names_clear(&s->names);
 }
 

@@ -20,6 +20,13 @@ extern "C" {
  * (-1 if none). EINVAL for an active stream or a bad trid or NULL pointer. */
 int posixtrace_log_damage(trace_id_t trid, long long *bad_blocks, long long *first_offset);
 
+/* For a pre-recorded stream: the events its stream lost in all, as the log's
+ * status (its last STATUS block) records them, in *lost (0 when the log has
+ * no status). Events lost because the log could not be written are counted
+ * there, and the status's posix_stream_flush_error says why. EINVAL as
+ * posixtrace_log_damage(). */
+int posixtrace_log_lost(trace_id_t trid, unsigned long long *lost);
+
 #ifdef __cplusplus
 }
 #endif
