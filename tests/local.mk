@@ -223,6 +223,11 @@ check_PROGRAMS += tests/t105_vfork
 tests_t105_vfork_SOURCES = tests/t105_vfork.c
 EXTRA_DIST += tests/test_vfork.py
 
+# children given an environment without the shim (tests/test_envdrop.py)
+check_PROGRAMS += tests/t107_envdrop
+tests_t107_envdrop_SOURCES = tests/t107_envdrop.c
+EXTRA_DIST += tests/test_envdrop.py
+
 check_PROGRAMS += tests/t024_streamsize
 tests_t024_streamsize_SOURCES = tests/t024_streamsize.c tests/tcommon.h
 tests_t024_streamsize_LDADD = $(TEST_LDADD)
