@@ -189,6 +189,9 @@ struct pt_sink {
     /* counters */
     uint64_t events, shown, lost, errors;
     int64_t first_ns, last_ns;
+    /* every event read, decoded, before the filters (NULL: none) */
+    void (*observe)(void *ctx, const struct pt_event *e);
+    void *observe_ctx;
 };
 void pt_sink_init(struct pt_sink *k);
 void pt_sink_begin(struct pt_sink *k);
