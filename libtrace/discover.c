@@ -14,6 +14,15 @@
  *    whose descriptors it may not look at (another user's: what a fork
  *    would not cross either), at pid 1, or after PT_ANCESTORS_MAX steps.
  *
+ * 3. A set-user-ID or set-group-ID image (AT_SECURE) walks no ancestors and
+ *    joins an inherited stream only if its controller is root (effective uid
+ *    0 in /proc/<ctrl>/status, the process checked by its start time before
+ *    and after) and gives the stream by memfd: everything else in the inbox
+ *    was written by the less privileged former image or its controller, and
+ *    a named /dev/shm object is owned by the real user, who could replace it.
+ *    The kernel decides what the check reads, so the less privileged side
+ *    cannot forge it: at most it names another root controller's stream.
+ *
  * Neither costs the recording path anything: this runs once, when the
  * library starts in a new image.
  */
@@ -22,6 +31,7 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/auxv.h>
 #include <sys/resource.h>
 #include <unistd.h>
@@ -97,9 +107,31 @@ static int inbox_of(pid_t pid, struct pt_inbox *copy)
     return rc;
 }
 
+bool pt_secure(void)
+{
+    return getauxval(AT_SECURE) != 0;
+}
+
+bool pt_discover_trusted(const struct pt_inbox_ent *e)
+{
+    uid_t euid;
+    if (e->ctrl_fd < 0 || !pt_proc_alive((pid_t)e->ctrl_pid, e->ctrl_start))
+        return false;
+    return pt_proc_euid((pid_t)e->ctrl_pid, &euid) == 0 && euid == 0 &&
+           pt_proc_alive((pid_t)e->ctrl_pid, e->ctrl_start);
+}
+
+void pt_discover_keep_trusted(struct pt_inbox *ib)
+{
+    for (unsigned i = 0; i < PT_MAX_ATTACH; i++) {
+        if (atomic_load(&ib->ent[i].state) != PT_IE_POSTED || !pt_discover_trusted(&ib->ent[i]))
+            memset(&ib->ent[i], 0, sizeof ib->ent[i]);
+    }
+}
+
 int pt_discover_ancestors(struct pt_inbox *copy)
 {
-    if (getauxval(AT_SECURE) != 0)
+    if (pt_secure())
         return -1; /* set-id: never join a less privileged trace (issue of trust) */
     pid_t p = getppid();
     for (int depth = 0; depth < PT_ANCESTORS_MAX && p > 0; depth++) {

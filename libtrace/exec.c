@@ -61,6 +61,7 @@ static void *next_fn(const char *name)
 typedef int (*execve_t)(const char *, char *const[], char *const[]);
 typedef int (*execv_t)(const char *, char *const[]);
 typedef int (*fexecve_t)(int, char *const[], char *const[]);
+typedef int (*execveat_t)(int, const char *, char *const[], char *const[], int);
 
 PT_API int execve(const char *path, char *const argv[], char *const envp[])
 {
@@ -90,6 +91,12 @@ PT_API int fexecve(int fd, char *const argv[], char *const envp[])
 {
     before_exec();
     return NEXT(fexecve_t, "fexecve")(fd, argv, envp);
+}
+
+PT_API int execveat(int dirfd, const char *path, char *const argv[], char *const envp[], int flags)
+{
+    before_exec();
+    return NEXT(execveat_t, "execveat")(dirfd, path, argv, envp, flags);
 }
 
 PT_API int execl(const char *path, const char *arg, ...)

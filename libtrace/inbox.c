@@ -140,6 +140,22 @@ void pt_inbox_init(void)
     if (pt_proc_stat(getpid(), NULL, &pt_start) != 0)
         pt_start = 0;
     int fd = pt_discover_own_fds(&found);
+    if (fd >= 0 && pt_secure()) {
+        /* a set-id image: a new inbox (the old one is the less privileged
+         * side's), with only the entries of root controllers (discover.c) */
+        bool own = found.pid == pt_pid && found.start == pt_start;
+        if (!own)
+            keep_inherited(&found);
+        memset(found.want.b, 0, sizeof found.want.b);
+        memset(found.names, 0, sizeof found.names);
+        pt_discover_keep_trusted(&found);
+        pt_inbox_ring(&found);
+        close(fd);
+        inbox_ready = create_inbox(&found, -1) >= 0;
+        if (inbox_ready)
+            pt_inbox_refresh();
+        return;
+    }
     if (fd >= 0 && found.pid == pt_pid && found.start == pt_start) {
         /* our own, from before an exec: keep it, attach its streams */
         fcntl(fd, F_SETFD, FD_CLOEXEC);
@@ -407,6 +423,8 @@ static int open_backing(const struct pt_inbox_ent *e)
 
 static struct pt_shm *open_stream(const struct pt_inbox_ent *e, size_t *size)
 {
+    if (pt_secure() && !pt_discover_trusted(e))
+        return NULL; /* a set-id image and a less privileged controller */
     int fd = open_backing(e);
     if (fd < 0)
         return NULL;

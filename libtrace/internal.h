@@ -107,6 +107,7 @@ bool pt_writer_takes(const struct pt_shm *s);     /* false: a vfork child, strea
 int  pt_proc_stat(pid_t pid, char *state, uint64_t *start);
 bool pt_proc_alive(pid_t pid, uint64_t start);
 int  pt_proc_ppid(pid_t pid, pid_t *ppid);
+int  pt_proc_euid(pid_t pid, uid_t *euid);
 
 /* ---- inbox.c: how controllers in other processes reach this process ----
  * The inbox is a memfd mapped over a page-aligned static object of the
@@ -186,6 +187,10 @@ void pt_inbox_ring(struct pt_inbox *ib);
 int  pt_inbox_fd_base(void);                      /* where the inbox descriptor goes */
 int  pt_discover_own_fds(struct pt_inbox *copy);  /* its descriptor, or -1 */
 int  pt_discover_ancestors(struct pt_inbox *copy); /* 0: the nearest ancestor's */
+bool pt_secure(void);                             /* a set-id image (AT_SECURE) */
+/* A set-id image joins only streams of a root controller, given by memfd. */
+bool pt_discover_trusted(const struct pt_inbox_ent *e);
+void pt_discover_keep_trusted(struct pt_inbox *ib); /* drops the other entries */
 void pt_member_join(struct pt_shm *s, int att);
 void pt_inbox_publish_name(trace_event_id_t id, const char *name);
 void pt_names_copy_from(struct pt_shm *s, const struct pt_inbox *ib); /* names.c */

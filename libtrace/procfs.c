@@ -78,3 +78,25 @@ bool pt_proc_alive(pid_t pid, uint64_t start)
         return false;
     return s == start && st != 'Z' && st != 'X' && st != 'x';
 }
+
+/* The effective uid of `pid` (the second value of the Uid: line of
+ * /proc/<pid>/status, which the kernel writes). */
+int pt_proc_euid(pid_t pid, uid_t *euid)
+{
+    char path[40], buf[2048];
+    snprintf(path, sizeof path, "/proc/%d/status", (int)pid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return errno == ENOENT ? ESRCH : errno;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return EIO;
+    buf[n] = '\0';
+    const char *u = strstr(buf, "\nUid:");
+    unsigned r, e;
+    if (u == NULL || sscanf(u + 5, "%u %u", &r, &e) != 2)
+        return EIO;
+    *euid = (uid_t)e;
+    return 0;
+}

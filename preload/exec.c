@@ -12,6 +12,12 @@
  *
  * execl, execlp, execle build their argv on the stack and go to the next
  * execv, execvp, execve (not through this shim's wrappers: one event per call).
+ *
+ * The new image's environment gets back what tracing needs (env.c): an
+ * explicit envp is replaced by a copy on the stack; where the program's own
+ * `environ` lacks it (clearenv, env -i), execv/execvp/execl/execlp go to the
+ * next execve/execvpe with such a copy instead (the event is the same).
+ * execveat's path is recorded with fd = its directory descriptor.
  */
 #include "shim.h"
 
@@ -20,22 +26,35 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-enum kind { K_EXECVE, K_EXECV, K_EXECVP, K_EXECVPE, K_FEXECVE };
-static void *real_fn[5];
-static const char *const names[5] = { "execve", "execv", "execvp", "execvpe", "fexecve" };
+extern char **environ;
+
+enum kind { K_EXECVE, K_EXECV, K_EXECVP, K_EXECVPE, K_FEXECVE, K_EXECVEAT, K_NKINDS };
+static void *real_fn[K_NKINDS];
+static const char *const names[K_NKINDS] = { "execve", "execv", "execvp", "execvpe", "fexecve",
+                                             "execveat" };
 
 /* Resolved at initialisation, not lazily in a vfork child; the probe of
  * payload.c chosen then too, before the program may install a seccomp filter. */
 void shim_exec_init(void)
 {
-    for (int k = 0; k < 5; k++)
+    for (int k = 0; k < K_NKINDS; k++)
         shim_get(&real_fn[k], names[k]);
     shim_probe_init();
 }
 
-static int call_next(enum kind k, int fd, const char *path, char *const argv[],
-                     char *const envp[])
+struct exec_args {
+    enum kind k;
+    int fd, flags;             /* fexecve's descriptor, execveat's directory and flags */
+    const char *path;
+    char *const *argv, *const *envp;
+};
+
+static int call_next(const struct exec_args *a)
 {
+    enum kind k = a->k;
+    int fd = a->fd;
+    const char *path = a->path;
+    char *const *argv = a->argv, *const *envp = a->envp;
     void *f = shim_get(&real_fn[k], names[k]);
     posixtrace_before_exec();
     switch (k) {
@@ -44,6 +63,9 @@ static int call_next(enum kind k, int fd, const char *path, char *const argv[],
         return ((int (*)(const char *, char *const[]))f)(path, argv);
     case K_FEXECVE:
         return ((int (*)(int, char *const[], char *const[]))f)(fd, argv, envp);
+    case K_EXECVEAT:
+        return ((int (*)(int, const char *, char *const[], char *const[], int))f)(fd, path, argv,
+                                                                                  envp, a->flags);
     default:
         return ((int (*)(const char *, char *const[], char *const[]))f)(path, argv, envp);
     }
@@ -59,60 +81,84 @@ static void fill(struct shim_call *c, int fd, int search, const char *path, char
     shim_argv_safe(c, argv, 0);
 }
 
-static SHIM_NOINLINE int exec_rec(enum kind k, int fd, const char *path, char *const argv[],
-                                  char *const envp[], const void *ra)
+static SHIM_NOINLINE int exec_rec(const struct exec_args *a, const void *ra)
 {
     struct shim_call c;
     if (!shim_begin(&c, POSIXTRACE_EV_EXEC, ra))
-        return call_next(k, fd, path, argv, envp);
-    int search = k == K_EXECVP || k == K_EXECVPE;
+        return call_next(a);
+    int search = a->k == K_EXECVP || a->k == K_EXECVPE;
     shim_noreturn(&c);
-    fill(&c, fd, search, path, argv);
+    fill(&c, a->fd, search, a->path, a->argv);
     shim_emit(&c);
     uint64_t t0 = c.t0;
-    int r = call_next(k, fd, path, argv, envp);
+    int r = call_next(a);
     shim_begin(&c, POSIXTRACE_EV_EXEC, ra);
     c.t0 = t0;
     shim_end(&c, r, true);
-    fill(&c, fd, search, path, argv);
+    fill(&c, a->fd, search, a->path, a->argv);
     shim_emit(&c);
     return r;
 }
 
-static int exec_any(enum kind k, int fd, const char *path, char *const argv[],
-                    char *const envp[], const void *ra)
+static int exec_any(const struct exec_args *a, const void *ra)
 {
     if (likely(!posixtrace_wanted(POSIXTRACE_EV_EXEC)))
-        return call_next(k, fd, path, argv, envp);
-    return exec_rec(k, fd, path, argv, envp, ra);
+        return call_next(a);
+    return exec_rec(a, ra);
+}
+
+/* An explicit environment: with what tracing needs put back (env.c). */
+static int exec_env(enum kind k, int fd, int flags, const char *path, char *const argv[],
+                    char *const envp[], const void *ra)
+{
+    SHIM_ENV(envp);
+    struct exec_args a = { k, fd, flags, path, argv, envp };
+    return exec_any(&a, ra);
+}
+
+/* The process's own environment (execv, execvp): passed explicitly, to the
+ * next execve/execvpe, when it lacks what tracing needs. */
+static int exec_own_env(enum kind k, const char *path, char *const argv[], const void *ra)
+{
+    char *const *envp = environ;
+    SHIM_ENV(envp);
+    struct exec_args a = { k, -1, 0, path, argv, NULL };
+    if (envp != environ) {
+        a.k = k == K_EXECV ? K_EXECVE : K_EXECVPE;
+        a.envp = envp;
+    }
+    return exec_any(&a, ra);
 }
 
 SHIM_API int execve(const char *path, char *const argv[], char *const envp[])
 {
-    SHIM_ENV(envp);
-    return exec_any(K_EXECVE, -1, path, argv, envp, RA());
+    return exec_env(K_EXECVE, -1, 0, path, argv, envp, RA());
 }
 
 SHIM_API int execv(const char *path, char *const argv[])
 {
-    return exec_any(K_EXECV, -1, path, argv, NULL, RA());
+    return exec_own_env(K_EXECV, path, argv, RA());
 }
 
 SHIM_API int execvp(const char *file, char *const argv[])
 {
-    return exec_any(K_EXECVP, -1, file, argv, NULL, RA());
+    return exec_own_env(K_EXECVP, file, argv, RA());
 }
 
 SHIM_API int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-    SHIM_ENV(envp);
-    return exec_any(K_EXECVPE, -1, file, argv, envp, RA());
+    return exec_env(K_EXECVPE, -1, 0, file, argv, envp, RA());
 }
 
 SHIM_API int fexecve(int fd, char *const argv[], char *const envp[])
 {
-    SHIM_ENV(envp);
-    return exec_any(K_FEXECVE, fd, NULL, argv, envp, RA());
+    return exec_env(K_FEXECVE, fd, 0, NULL, argv, envp, RA());
+}
+
+SHIM_API int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
+                      int flags)
+{
+    return exec_env(K_EXECVEAT, dirfd, flags, path, argv, envp, RA());
 }
 
 SHIM_API int execl(const char *path, const char *arg, ...)
@@ -123,7 +169,7 @@ SHIM_API int execl(const char *path, const char *arg, ...)
     char *v[n + 1];
     pt_exec_fill_args(v, n, arg, &ap);
     va_end(ap);
-    return exec_any(K_EXECV, -1, path, v, NULL, RA());
+    return exec_own_env(K_EXECV, path, v, RA());
 }
 
 SHIM_API int execlp(const char *file, const char *arg, ...)
@@ -134,7 +180,7 @@ SHIM_API int execlp(const char *file, const char *arg, ...)
     char *v[n + 1];
     pt_exec_fill_args(v, n, arg, &ap);
     va_end(ap);
-    return exec_any(K_EXECVP, -1, file, v, NULL, RA());
+    return exec_own_env(K_EXECVP, file, v, RA());
 }
 
 SHIM_API int execle(const char *path, const char *arg, ...)
@@ -146,6 +192,5 @@ SHIM_API int execle(const char *path, const char *arg, ...)
     pt_exec_fill_args(v, n, arg, &ap);
     char *const *envp = va_arg(ap, char *const *);
     va_end(ap);
-    SHIM_ENV(envp);
-    return exec_any(K_EXECVE, -1, path, v, envp, RA());
+    return exec_env(K_EXECVE, -1, 0, path, v, envp, RA());
 }

@@ -86,14 +86,25 @@ static inline void shim_fd_vacate(int fd)
         posixtrace_reserved_fd_move();
 }
 
-/* ---- env.c: LD_PRELOAD kept in explicit child environments ---- */
-size_t shim_env_need(char *const *envp);  /* 0: use envp as it is; else an array size */
-char *const *shim_env_fix(char *const *envp, char **v, size_t need);
-/* envp, or a copy on the caller's stack with LD_PRELOAD appended */
+/* ---- env.c: what tracing needs in a child's environment ---- */
+#define SHIM_ENV_ENTRY_MAX 4096 /* an LD_PRELOAD entry the shim builds, NUL included */
+#define SHIM_ENV_KEEP 3         /* POSIXTRACE_STRSIZE, _STACK, _CLOCK */
+struct shim_envfix {
+    size_t n;                   /* entries of the program's environment */
+    size_t replace;             /* index of the LD_PRELOAD entry replaced by preload, or SIZE_MAX */
+    uint8_t add_preload;        /* no LD_PRELOAD entry: one is added */
+    uint8_t add_keep[SHIM_ENV_KEEP];
+    char preload[SHIM_ENV_ENTRY_MAX]; /* the program's LD_PRELOAD with the shim appended */
+};
+/* 0: use envp as it is; else the size of the array the new one needs */
+size_t shim_env_need(char *const *envp, struct shim_envfix *fx);
+char *const *shim_env_fix(char *const *envp, char **v, size_t need, struct shim_envfix *fx);
+/* envp, or a copy on the caller's stack with what tracing needs put back */
 #define SHIM_ENV(envp) \
-    size_t envp##_need = shim_env_need(envp); \
+    struct shim_envfix envp##_fx; \
+    size_t envp##_need = shim_env_need(envp, &envp##_fx); \
     char *envp##_v[envp##_need ? envp##_need : 1]; \
-    envp = shim_env_fix(envp, envp##_v, envp##_need)
+    envp = shim_env_fix(envp, envp##_v, envp##_need, &envp##_fx)
 
 /* ---- modules.c: the address map ---- */
 extern volatile int shim_map_pending;      /* modules to report (init, dlopen) */

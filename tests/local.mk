@@ -225,6 +225,19 @@ check_PROGRAMS += tests/t105_vfork
 tests_t105_vfork_SOURCES = tests/t105_vfork.c
 EXTRA_DIST += tests/test_vfork.py
 
+# children given an environment without the shim (tests/test_envdrop.py)
+check_PROGRAMS += tests/t107_envdrop
+tests_t107_envdrop_SOURCES = tests/t107_envdrop.c
+EXTRA_DIST += tests/test_envdrop.py
+
+# processes that are not traced, a set-user-ID program (tests/test_untraced.py);
+# t109_static is built by the test itself with -static, when libc.a exists
+check_PROGRAMS += tests/t108_setuid
+tests_t108_setuid_SOURCES = tests/t108_setuid.c
+tests_t108_setuid_LDADD = $(TEST_LDADD)
+tests_t108_setuid_LDFLAGS = $(TEST_LDFLAGS)
+EXTRA_DIST += tests/test_untraced.py tests/t109_static.c
+
 check_PROGRAMS += tests/t024_streamsize
 tests_t024_streamsize_SOURCES = tests/t024_streamsize.c tests/tcommon.h
 tests_t024_streamsize_LDADD = $(TEST_LDADD)

@@ -190,6 +190,9 @@ struct pt_sink {
     uint64_t events, shown, lost, errors;
     uint64_t trace_errors;     /* POSIX_TRACE_ERROR events: records missing or corrupt */
     int64_t first_ns, last_ns;
+    /* every event read, decoded, before the filters (NULL: none) */
+    void (*observe)(void *ctx, const struct pt_event *e);
+    void *observe_ctx;
 };
 void pt_sink_init(struct pt_sink *k);
 void pt_sink_begin(struct pt_sink *k);

@@ -52,6 +52,17 @@ int run_signals_poll(pid_t target, int timeout_ms, int *child);
 /* Exits as the program did: its exit status, or its death by signal. */
 G_GNUC_NORETURN void run_exit_like(int status);
 
+/* run_untraced.c: processes of the traced tree that were not traced. */
+struct untraced;
+struct untraced *untraced_new(void);
+/* pid is to start a traced image of path (search: looked up in PATH). */
+void untraced_expect(struct untraced *u, pid_t pid, const char *path, int search);
+void untraced_event(void *u, const struct pt_event *e); /* a pt_sink observer */
+/* One line per process expected that never started tracing, with the
+ * reason when the program file tells it; returns how many. */
+guint untraced_report(struct untraced *u);
+void untraced_free(struct untraced *u);
+
 /* run_session.c: the controller's loop. */
 struct session {
     trace_id_t trid;
@@ -66,6 +77,7 @@ struct session {
     int interrupts;
     int read_error;
     int write_error;           /* -o: a write of the log failed (errno), 0 */
+    struct untraced *untraced; /* NULL: not looked for (-e leaves out what it needs) */
 };
 void session_loop(struct session *s);
 /* Stops and shuts the stream down (live: after reading what is left). */
@@ -76,10 +88,9 @@ void session_wait_rest(struct session *s);
 /* run_report.c: the end-of-run line (events, losses, why, what to do). */
 void run_report_live(const struct run_opts *o, struct session *s, const trace_attr_t *a,
                      const struct posix_trace_status_info *st);
-/* -o: reads the log back (counts, losses, -c table). `write_error`: a write
- * of the log failed (as the stream reported it). Returns 1 when the log is
- * incomplete: a write failed and events were lost with it. */
-int run_report_log(const struct run_opts *o, struct pt_sink *k, const trace_attr_t *a,
-                   int write_error);
+/* -o: reads the log back (counts, losses, processes not traced, -c table).
+ * Returns 1 when the log is incomplete: a write failed (s->write_error, or
+ * as the log's status records it) and events were lost with it. */
+int run_report_log(const struct run_opts *o, struct session *s, const trace_attr_t *a);
 
 #endif

@@ -155,6 +155,27 @@ static int start(const struct run_opts *o, struct session *s, struct launch *l,
     return 0;
 }
 
+/* Processes not traced are looked for when the shim is preloaded and the
+ * events that tell (exec, posix_spawn, process_start) are all kept. */
+static void watch_untraced(const struct run_opts *o, struct session *s)
+{
+    static const trace_event_id_t need[] = { POSIXTRACE_EV_PROCESS_START, POSIXTRACE_EV_EXEC,
+                                             POSIXTRACE_EV_SPAWN };
+    if (o->no_preload)
+        return;
+    for (size_t i = 0; i < G_N_ELEMENTS(need); i++) {
+        int m = 0;
+        posix_trace_eventset_ismember(need[i], &s->sink->keep, &m);
+        if (!m)
+            return;
+    }
+    s->untraced = untraced_new();
+    if (o->pid == 0)
+        untraced_expect(s->untraced, s->target, o->argv[0], 1);
+    s->sink->observe = untraced_event;
+    s->sink->observe_ctx = s->untraced;
+}
+
 static int64_t end_time(const struct run_opts *o)
 {
     int64_t d = 0;
@@ -181,7 +202,7 @@ static int finish(const struct run_opts *o, struct session *s, const trace_attr_
         pt_sink_end(s->sink);
         run_report_live(o, s, a, &st);
     } else {
-        incomplete = run_report_log(o, s->sink, a, s->write_error);
+        incomplete = run_report_log(o, s, a);
     }
     if (s->sink->out.fp != stderr)
         fclose(s->sink->out.fp);
@@ -230,6 +251,7 @@ int main(int argc, char **argv)
         prctl(PR_SET_CHILD_SUBREAPER, 1);
     if ((rc = start(&o, &s, &l, &a, logfd, &oldmask)) != 0)
         return rc;
+    watch_untraced(&o, &s);
     if (s.live)
         pt_sink_begin(&k);
     session_loop(&s);
@@ -237,6 +259,7 @@ int main(int argc, char **argv)
     if (logfd >= 0)
         close(logfd);
     pt_sink_free(&k);
+    untraced_free(s.untraced);
     pt_tidmap_free();
     posix_trace_attr_destroy(&a);
     run_opts_free(&o);

@@ -51,6 +51,17 @@ static void trace_errors(const struct pt_sink *k)
                 "or were found corrupt", (guint64)k->trace_errors);
 }
 
+/* Processes not traced: one line each, and ", N not traced" for the
+ * summary line ("" when none). Not judged when events were lost (a lost
+ * process_start is not a process that did not start tracing). */
+static char *untraced_part(struct session *s)
+{
+    guint n = 0;
+    if (s->untraced != NULL && s->sink->lost == 0)
+        n = untraced_report(s->untraced);
+    return n > 0 ? g_strdup_printf(", %u not traced", n) : g_strdup("");
+}
+
 void run_report_live(const struct run_opts *o, struct session *s, const trace_attr_t *a,
                      const struct posix_trace_status_info *st)
 {
@@ -60,9 +71,11 @@ void run_report_live(const struct run_opts *o, struct session *s, const trace_at
         stream_loss(k->lost, a, 0);
     else if (st->posix_stream_overrun_status == POSIX_TRACE_OVERRUN)
         pt_warn("events were lost (the stream reported an overrun); use a larger --stream-size");
-    if (!o->quiet || k->lost > 0)
+    char *nt = untraced_part(s);
+    if (!o->quiet || k->lost > 0 || *nt)
         pt_warn("%" G_GUINT64_FORMAT " events, %" G_GUINT64_FORMAT " shown, %" G_GUINT64_FORMAT
-                " lost", (guint64)k->events, (guint64)k->shown, (guint64)k->lost);
+                " lost%s", (guint64)k->events, (guint64)k->shown, (guint64)k->lost, nt);
+    g_free(nt);
 }
 
 static void log_loss(const trace_attr_t *a, const struct posix_trace_status_info *st)
@@ -96,9 +109,9 @@ static int write_loss(const struct run_opts *o, int write_error,
     return 1;
 }
 
-int run_report_log(const struct run_opts *o, struct pt_sink *k, const trace_attr_t *a,
-                   int write_error)
+int run_report_log(const struct run_opts *o, struct session *s, const trace_attr_t *a)
 {
+    struct pt_sink *k = s->sink;
     trace_id_t trid;
     struct pt_names names;
     struct posix_trace_status_info st = { 0 };
@@ -109,7 +122,7 @@ int run_report_log(const struct run_opts *o, struct pt_sink *k, const trace_attr
                 g_strerror(fd < 0 ? errno : rc));
         if (fd >= 0)
             close(fd);
-        return write_loss(o, write_error, &st, 0);
+        return write_loss(o, s->write_error, &st, 0);
     }
     pt_names_init(&names, trid);
     pt_sink_begin(k);
@@ -122,7 +135,7 @@ int run_report_log(const struct run_opts *o, struct pt_sink *k, const trace_attr
     uint64_t lost = status_lost > k->lost ? status_lost : k->lost; /* the status: all */
     if (posix_trace_get_status(trid, &st) != 0)
         st = (struct posix_trace_status_info){ 0 };
-    int incomplete = write_loss(o, write_error, &st, lost);
+    int incomplete = write_loss(o, s->write_error, &st, lost);
     if (k->lost > 0 && !incomplete) /* else some are the write's: it said why */
         stream_loss(k->lost, a, 1);
     if (!incomplete) /* the overrun is the write's */
@@ -131,9 +144,11 @@ int run_report_log(const struct run_opts *o, struct pt_sink *k, const trace_attr
     if (posixtrace_log_damage(trid, &bad, &first) == 0 && bad > 0)
         pt_warn("%s: damaged log: %lld invalid block(s), the first at byte %lld: their events "
                 "are missing", o->output, bad, first);
-    if (!o->quiet || lost > 0 || bad > 0)
-        pt_warn("%" G_GUINT64_FORMAT " events in %s, %" G_GUINT64_FORMAT " lost", (guint64)k->events,
-                o->output, (guint64)lost);
+    char *nt = untraced_part(s);
+    if (!o->quiet || lost > 0 || bad > 0 || *nt)
+        pt_warn("%" G_GUINT64_FORMAT " events in %s, %" G_GUINT64_FORMAT " lost%s",
+                (guint64)k->events, o->output, (guint64)lost, nt);
+    g_free(nt);
     pt_names_clear(&names);
     posix_trace_close(trid);
     close(fd);

@@ -75,6 +75,8 @@ void pt_sink_event(struct pt_sink *k, struct pt_names *n, const struct posix_tra
         k->errors++;
     if (k->out.sym != NULL)
         pt_sym_learn(k->out.sym, &e);
+    if (k->observe != NULL)
+        k->observe(k->observe_ctx, &e);
     if (!selected(k, &e))
         return;
     k->shown++;
