@@ -6,8 +6,9 @@
  * execlp use `environ`). The traced tree stays traced whatever the program
  * does to it: the shim puts back what it was started with and the new
  * environment lacks (preload/README.md, "Children's environment"):
- * - the shim in LD_PRELOAD: added as an entry of its own when there is no
- *   LD_PRELOAD; appended to the program's own value (after its libraries,
+ * - the shim in LD_PRELOAD: the items of the LD_PRELOAD the process started
+ *   with up to the shim (so a sanitizer runtime before it stays first) added
+ *   as an entry of its own when there is no LD_PRELOAD; the shim appended to the program's own value (after its libraries,
  *   which keep their place) when that does not name the shim;
  * - POSIXTRACE_STRSIZE, POSIXTRACE_STACK, POSIXTRACE_CLOCK as they were at
  *   start-up, when the new environment has no entry of that name (one the
@@ -24,7 +25,7 @@
 #include <string.h>
 
 static char shim_name[SHIM_ENV_ENTRY_MAX];           /* the shim's LD_PRELOAD item, or "" */
-static char preload_entry[SHIM_ENV_ENTRY_MAX];       /* "LD_PRELOAD=<shim_name>" or "" */
+static char preload_entry[SHIM_ENV_ENTRY_MAX];       /* "LD_PRELOAD=<start-up list to the shim>" or "" */
 static const char *const keep_names[SHIM_ENV_KEEP] = { "POSIXTRACE_STRSIZE=", "POSIXTRACE_STACK=",
                                                        "POSIXTRACE_CLOCK=" };
 static char keep_entry[SHIM_ENV_KEEP][64];           /* "NAME=value" at start-up, or "" */
@@ -69,15 +70,32 @@ static void find_shim_name(const char *list)
     }
 }
 
+/* The length of list's items up to and including the shim's, 0 if none. */
+static size_t prefix_through_shim(const char *list)
+{
+    for (const char *p = list; *p != '\0';) {
+        size_t len = strcspn(p, ": ");
+        if (names_shim(p, len))
+            return (size_t)(p - list) + len;
+        p += len + (p[len] != '\0');
+    }
+    return 0;
+}
+
 void shim_preload_init(void)
 {
     static const char key[] = "LD_PRELOAD=";
     const char *v = getenv("LD_PRELOAD");
     if (v != NULL)
         find_shim_name(v);
-    if (shim_name[0] != '\0' && strlen(shim_name) + sizeof key <= sizeof preload_entry) {
+    /* the list the shim came with, up to the shim: what precedes it was put
+     * there to come first (a sanitizer runtime must); what follows is not
+     * tracing's */
+    size_t n = shim_name[0] != '\0' && v != NULL ? prefix_through_shim(v) : 0;
+    if (n > 0 && n + sizeof key <= sizeof preload_entry) {
         memcpy(preload_entry, key, sizeof key - 1);
-        memcpy(preload_entry + sizeof key - 1, shim_name, strlen(shim_name) + 1);
+        memcpy(preload_entry + sizeof key - 1, v, n);
+        preload_entry[sizeof key - 1 + n] = '\0';
     }
     for (int k = 0; k < SHIM_ENV_KEEP; k++) {
         size_t nl = strlen(keep_names[k]);
