@@ -274,19 +274,8 @@ static int ctl_main(struct xp_link *l, void *arg)
     } else {
         char self[512];
         xp_sibling(self, sizeof self, "t025_shrink");
-        int down[2], up[2];
-        xp_pipe(down);
-        xp_pipe(up);
-        char in[16], out[16];
-        snprintf(in, sizeof in, "%d", down[0]);
-        snprintf(out, sizeof out, "%d", up[1]);
-        char *argv[] = { self, "xtarget", in, out, NULL };
-        int keep[2] = { down[0], up[1] };
-        t.pid = xp_spawn_as(XP_UID_A, argv, keep, 2);
-        close(down[0]);
-        close(up[1]);
-        t.to = down[1];
-        t.from = up[0];
+        char *head[] = { self, "xtarget" };
+        t = xp_spawn_piped_as(XP_UID_A, head, 2);
         xp_get(t.from, 20000, "target id");
     }
     controller(&t);

@@ -216,13 +216,8 @@ int main(int argc, char **argv)
     ra.seed = (uint64_t)strtoull(argv[2], NULL, 10);
     struct xp_proc r = xp_spawn("R", controller, &ra);
     xp_print_exit("R", xp_wait(r.pid, 30000));
-    /* T: still there? tell it to exit, else kill it. T may have died of its
-     * own corrupt stream (its writes go through it): no SIGPIPE for that. */
-    signal(SIGPIPE, SIG_IGN);
-    int64_t v = H_EXIT;
-    if (write(ra.t.to, &v, sizeof v) != (ssize_t)sizeof v)
-        printf("T gone\n");
-    int st = xp_wait(ra.t.pid, 3000);
-    printf("T %s\n", st == -1 ? "hung" : WIFEXITED(st) ? "exited" : "died");
+    /* T: still there? tell it to exit. T may have died of its own corrupt
+     * stream (its writes go through it). */
+    xp_end_hostile(&ra.t, H_EXIT, 3000, "T");
     return 0;
 }

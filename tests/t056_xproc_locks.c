@@ -343,12 +343,7 @@ static int mode_hostile(const char *mode)
     ra.mode = mode;
     struct xp_proc r = xp_spawn("R", controller, &ra);
     xp_print_exit("R", xp_wait(r.pid, 40000));
-    signal(SIGPIPE, SIG_IGN);
-    int64_t v = H_EXIT;
-    if (write(ra.t.to, &v, sizeof v) != (ssize_t)sizeof v)
-        printf("T gone\n");
-    int st = xp_wait(ra.t.pid, 5000);
-    printf("T %s\n", st == -1 ? "hung" : WIFEXITED(st) ? "exited" : "died");
+    xp_end_hostile(&ra.t, H_EXIT, 5000, "T");
     return 0;
 }
 

@@ -10,6 +10,7 @@ posix_trace_get_attr.3p.txt / posix_trace_get_status.3p.txt /
 posix_trace_eventtypelist_getnext_id.3p.txt (--info).  Formats: doc/tools.md,
 doc/json-schema.md.
 """
+import contextlib
 import json
 import os
 import re
@@ -401,8 +402,31 @@ def attach(pid):
             r.wait()
     ticks = [e for e in events("\n".join(got)) if e[0] == "tools/tick"]
     assert ticks and all(e[3] == pid for e in ticks), got
-    idx = [int.from_bytes(bytes.fromhex(e[1][2:-1]), "little") for e in ticks]
-    return rc, idx, out + "\n".join(got)
+    return rc, tick_indices(ticks), out + "\n".join(got)
+
+
+def tick_indices(ticks):
+    """The indices (int data) of tools/tick events."""
+    return [int.from_bytes(bytes.fromhex(e[1][2:-1]), "little") for e in ticks]
+
+
+@contextlib.contextmanager
+def loop_target():
+    """t200_tools_target loop, ready: yields (the Popen, its pid, its stdout as Lines).  At the
+    end it must still be running, and exits 0 on SIGTERM; killed if anything failed."""
+    t = subprocess.Popen([target(), "loop"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    try:
+        tout = Lines(t.stdout)
+        pid = int(tout.line().split()[1])
+        assert tout.line() == "ready"
+        yield t, pid, tout
+        assert t.poll() is None, "the traced process died"
+        t.send_signal(signal.SIGTERM)
+        assert t.wait(timeout=TIMEOUT) == 0
+    finally:
+        if t.poll() is None:
+            t.kill()
+            t.wait()
 
 
 def test_run_attach_and_detach():
@@ -412,11 +436,7 @@ def test_run_attach_and_detach():
     process recorded after the detach (it prints "tick i" after each) is not in
     the next attach's output, which begins after it; the process exits
     normally."""
-    t = subprocess.Popen([target(), "loop"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        tout = Lines(t.stdout)
-        pid = int(tout.line().split()[1])
-        assert tout.line() == "ready"
+    with loop_target() as (t, pid, tout):
         rc, idx, out = attach(pid)
         assert rc == 0, out
         assert idx == list(range(idx[0], idx[0] + len(idx))), out  # consecutive: nothing lost
@@ -427,38 +447,20 @@ def test_run_attach_and_detach():
         assert rc == 0, out
         # ...is in no stream: the second session begins after it
         assert idx2[0] > after and idx2 == list(range(idx2[0], idx2[0] + len(idx2))), (after, out)
-        assert t.poll() is None, "the traced process died"
-        t.send_signal(signal.SIGTERM)
-        assert t.wait(timeout=TIMEOUT) == 0
-    finally:
-        if t.poll() is None:
-            t.kill()
-            t.wait()
 
 
 def test_run_attach_duration():
     """-p PID --duration SEC: the session ends by itself (exit status 0), whatever
     it caught (no claim on how many ticks fit in the time: only that those
     printed are the target's, consecutive), and the process keeps running."""
-    t = subprocess.Popen([target(), "loop"], stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-    try:
-        tout = Lines(t.stdout)
-        pid = int(tout.line().split()[1])
-        assert tout.line() == "ready"
+    with loop_target() as (_, pid, _):
         p = trun("-p", str(pid), "--duration", "0.3")
         ticks = [e for e in events(p.err) if e[0] == "tools/tick"]
         assert all(e[3] == pid for e in ticks), p.err
-        idx = [int.from_bytes(bytes.fromhex(e[1][2:-1]), "little") for e in ticks]
+        idx = tick_indices(ticks)
         assert not idx or idx == list(range(idx[0], idx[0] + len(idx))), p.err
         assert re.search(r"^posixtrace-run: \d+ events, %d shown, 0 lost$" % len(ticks), p.err,
                          re.M), p.err
-        assert t.poll() is None, "the traced process died"
-        t.send_signal(signal.SIGTERM)
-        assert t.wait(timeout=TIMEOUT) == 0
-    finally:
-        if t.poll() is None:
-            t.kill()
-            t.wait()
 
 
 def test_run_attach_errors():

@@ -741,6 +741,18 @@ static inline void xp_finish(const struct xp_proc *p, const char *role)
     xp_print_exit(role, xp_wait(p->pid, 30000));
 }
 
+/* Tells a target that may be dead (of its own corrupt stream) to exit by
+ * writing `bye` to it (no SIGPIPE), waits for it at most ms, prints
+ * "<role> gone" if it could not be told, then "<role> exited|died|hung". */
+static inline void xp_end_hostile(const struct xp_proc *t, int64_t bye, int ms, const char *role)
+{
+    signal(SIGPIPE, SIG_IGN);
+    if (write(t->to, &bye, sizeof bye) != (ssize_t)sizeof bye)
+        printf("%s gone\n", role);
+    int st = xp_wait(t->pid, ms);
+    printf("%s %s\n", role, st == -1 ? "hung" : WIFEXITED(st) ? "exited" : "died");
+}
+
 /* Waits until *flag >= v (shared memory between processes). */
 static inline void xp_flag_wait(_Atomic int *flag, int v, int timeout_ms, const char *what)
 {
@@ -782,9 +794,9 @@ static inline pid_t xp_spawn_as(uid_t uid, char *const argv[], const int keep[],
     return pid;
 }
 
-/* The scripted target (t052_xproc_exec target) running as uid, with pipes
- * like xp_spawn_target's. */
-static inline struct xp_proc xp_spawn_target_as(const char *t052, uid_t uid, const char *role)
+/* A program run as uid, with pipes like xp_spawn_target's: its argv is
+ * head[0..nhead) then the numbers of its ends of the two pipes. */
+static inline struct xp_proc xp_spawn_piped_as(uid_t uid, char *const *head, int nhead)
 {
     int down[2], up[2];
     xp_pipe(down);
@@ -792,7 +804,13 @@ static inline struct xp_proc xp_spawn_target_as(const char *t052, uid_t uid, con
     char in[16], out[16];
     snprintf(in, sizeof in, "%d", down[0]);
     snprintf(out, sizeof out, "%d", up[1]);
-    char *argv[] = { (char *)t052, "target", (char *)role, in, out, NULL };
+    char *argv[8];
+    TC_ASSERT(nhead >= 1 && nhead <= 5);
+    for (int i = 0; i < nhead; i++)
+        argv[i] = head[i];
+    argv[nhead] = in;
+    argv[nhead + 1] = out;
+    argv[nhead + 2] = NULL;
     int keep[2] = { down[0], up[1] };
     struct xp_proc p;
     p.pid = xp_spawn_as(uid, argv, keep, 2);
@@ -800,6 +818,15 @@ static inline struct xp_proc xp_spawn_target_as(const char *t052, uid_t uid, con
     close(up[1]);
     p.to = down[1];
     p.from = up[0];
+    return p;
+}
+
+/* The scripted target (t052_xproc_exec target) running as uid, with pipes
+ * like xp_spawn_target's. */
+static inline struct xp_proc xp_spawn_target_as(const char *t052, uid_t uid, const char *role)
+{
+    char *head[] = { (char *)t052, "target", (char *)role };
+    struct xp_proc p = xp_spawn_piped_as(uid, head, 3);
     xp_role_add(p.pid, role);
     xp_get(p.from, 20000, "target id");
     return p;
