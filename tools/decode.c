@@ -80,6 +80,16 @@ cut:
     e->cut = 1;
 }
 
+const struct pt_field *pt_event_field(const struct pt_event *e, const char *name)
+{
+    if (e->kind != PT_K_CALL || e->desc == NULL)
+        return NULL;
+    for (unsigned i = 0; i < e->desc->nfields && i < POSIXTRACE_MAX_FIELDS; i++)
+        if (e->f[i].present && strcmp(e->f[i].name, name) == 0)
+            return &e->f[i];
+    return NULL;
+}
+
 void pt_decode(struct pt_event *e, struct pt_names *n, const struct posix_trace_event_info *info,
                const unsigned char *data, size_t len)
 {

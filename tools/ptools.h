@@ -72,6 +72,8 @@ struct pt_event {
     int64_t tid;               /* kernel tid: from the call header, or learned; -1 unknown */
 };
 /* Fills e from what getnext returned (info, data, len); names from n. */
+/* The field of a call event named name, if the payload holds it, else NULL. */
+const struct pt_field *pt_event_field(const struct pt_event *e, const char *name);
 void pt_decode(struct pt_event *e, struct pt_names *n, const struct posix_trace_event_info *info,
                const unsigned char *data, size_t len);
 #ifndef POSIXTRACE_CALL_ENTRY

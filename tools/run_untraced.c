@@ -43,14 +43,6 @@ void untraced_expect(struct untraced *u, pid_t pid, const char *path, int search
         g_hash_table_remove(u->search, GINT_TO_POINTER(pid));
 }
 
-static const struct pt_field *field(const struct pt_event *e, const char *name)
-{
-    for (unsigned i = 0; i < e->nfields; i++)
-        if (strcmp(e->f[i].name, name) == 0)
-            return &e->f[i];
-    return NULL;
-}
-
 static char *field_str(const struct pt_field *f)
 {
     if (f == NULL || f->n == 0)
@@ -60,8 +52,17 @@ static char *field_str(const struct pt_field *f)
 
 static pid_t field_pid(const struct pt_event *e, const char *name)
 {
-    const struct pt_field *f = field(e, name);
+    const struct pt_field *f = pt_event_field(e, name);
     return f != NULL ? (pid_t)(int64_t)f->u : (pid_t)e->info.posix_pid;
+}
+
+/* pid is to start the program of exec or posix_spawn event e. */
+static void expect_image(struct untraced *u, const struct pt_event *e, pid_t pid)
+{
+    char *path = field_str(pt_event_field(e, "path"));
+    const struct pt_field *s = pt_event_field(e, "search");
+    untraced_expect(u, pid, path, s != NULL && s->u != 0);
+    g_free(path);
 }
 
 void untraced_event(void *ctx, const struct pt_event *e)
@@ -81,17 +82,11 @@ void untraced_event(void *ctx, const struct pt_event *e)
             g_hash_table_remove(u->pending, GINT_TO_POINTER(pid));
             return;
         }
-        char *path = field_str(field(e, "path"));
-        const struct pt_field *s = field(e, "search");
-        untraced_expect(u, pid, path, s != NULL && s->u != 0);
-        g_free(path);
+        expect_image(u, e, pid);
     } else if (e->id == POSIXTRACE_EV_SPAWN && e->hdr.ret == 0) {
         pid_t child = field_pid(e, "child");
-        char *path = field_str(field(e, "path"));
-        const struct pt_field *s = field(e, "search");
         if (child > 0)
-            untraced_expect(u, child, path, s != NULL && s->u != 0);
-        g_free(path);
+            expect_image(u, e, child);
     }
 }
 

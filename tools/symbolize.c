@@ -70,11 +70,8 @@ static void add_mod(struct pt_symbolizer *y, pid_t pid, uint64_t start, uint64_t
 
 static const struct pt_field *field(const struct pt_event *e, const char *name, int fixed)
 {
-    for (unsigned i = 0; i < e->desc->nfields && i < POSIXTRACE_MAX_FIELDS; i++)
-        if (e->f[i].present && strcmp(e->f[i].name, name) == 0 &&
-            (e->f[i].type < POSIXTRACE_F_VARIABLE) == fixed)
-            return &e->f[i];
-    return NULL;
+    const struct pt_field *f = pt_event_field(e, name);
+    return f != NULL && (f->type < POSIXTRACE_F_VARIABLE) == fixed ? f : NULL;
 }
 
 void pt_sym_set_live(struct pt_symbolizer *y)
