@@ -114,14 +114,20 @@ static uint64_t now_ticks(struct pt_shm *s)
     return pt_ticks(s->clock_mode);
 }
 
+/* FLUSH_START, FLUSH_STOP, STOP: the events that frame and end a flush. */
+static bool frames_flush(trace_event_id_t id)
+{
+    return id == POSIX_TRACE_FLUSH_START || id == POSIX_TRACE_FLUSH_STOP ||
+           id == POSIX_TRACE_STOP;
+}
+
 /* A system event stamped `at->ts`, converted to ns with `at`'s anchor when
  * it has one (a gap's events: the same conversion as the event they precede),
  * else with the anchor read when the system events are written. */
 static void add_sys_at(struct pt_flush *f, trace_event_id_t id, const struct pt_stamp *at,
                        const void *d, uint32_t len)
 {
-    bool framing = id == POSIX_TRACE_FLUSH_START || id == POSIX_TRACE_FLUSH_STOP ||
-                   id == POSIX_TRACE_STOP || id == POSIX_TRACE_ERROR;
+    bool framing = frames_flush(id) || id == POSIX_TRACE_ERROR;
     if (f->nsys >= (framing ? SYS_CAP : SYS_MAX)) {
         f->sys_dropped++; /* said by an ERROR event (sys_overflowed) */
         return;
@@ -444,9 +450,7 @@ static void keep_stop_events(struct pt_flush *f)
 {
     uint32_t n = 0;
     for (uint32_t i = 0; i < f->nsys; i++) {
-        trace_event_id_t id = f->sys[i].id;
-        if (id != POSIX_TRACE_FLUSH_START && id != POSIX_TRACE_FLUSH_STOP &&
-            id != POSIX_TRACE_STOP)
+        if (!frames_flush(f->sys[i].id))
             continue;
         if (n != i) {
             f->sys[n] = f->sys[i];

@@ -42,6 +42,8 @@ static bool holder_gone(uint32_t v)
     return pt_proc_stat(tid, &st, NULL) == 0 && (st == 'Z' || st == 'X' || st == 'x');
 }
 
+/* A relative timeout (pt_futex_wait's is an absolute CLOCK_REALTIME time,
+ * which a clock step could stretch past the caller's deadline). */
 static void nap(_Atomic uint32_t *w, uint32_t v, int64_t ns)
 {
     struct timespec ts = { (time_t)(ns / 1000000000LL), (long)(ns % 1000000000LL) };
@@ -82,7 +84,7 @@ void pt_slock_drop(_Atomic uint32_t *w)
     while ((v & SLOCK_TID) == me) {
         if (atomic_compare_exchange_weak(w, &v, 0)) {
             if (v & SLOCK_WAITERS)
-                syscall(SYS_futex, (uint32_t *)w, FUTEX_WAKE, 1 << 30, NULL, NULL, 0);
+                pt_futex_wake(w, INT32_MAX);
             return;
         }
     }

@@ -113,13 +113,7 @@ void shim_preload_init(void)
 /* Whether the value of an LD_PRELOAD entry names the shim. */
 static bool value_has_shim(const char *v)
 {
-    for (const char *p = v; *p != '\0';) {
-        size_t len = strcspn(p, ": ");
-        if (names_shim(p, len))
-            return true;
-        p += len + (p[len] != '\0');
-    }
-    return false;
+    return prefix_through_shim(v) > 0;
 }
 
 /* The program's LD_PRELOAD entry s (readable, length len) with the shim
