@@ -21,6 +21,7 @@ import resource
 import signal
 import struct
 import subprocess
+import time
 
 import pytest
 
@@ -65,18 +66,32 @@ def check_failed_run(p, path, errname, errno_):
 
 
 def test_file_size_limit(tmp_path):
-    """RLIMIT_FSIZE (SIGXFSZ ignored): writes past it fail with EFBIG.  The
-    limit also bounds the stream's memfd, hence the 1 MiB stream."""
+    """RLIMIT_FSIZE (SIGXFSZ ignored): writes past it fail with EFBIG.  The limit
+    (64 KiB) is set on posixtrace-run once its stream exists (it would bound the
+    stream's memfd too), before the program records: the stream holds far more
+    than 64 KiB of log, so the log fills whatever the flusher's pace."""
     path = str(tmp_path / "big.ptl")
-
-    def limit():
-        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
-        resource.setrlimit(resource.RLIMIT_FSIZE, (3500000, 3500000))
-
-    p = trun("-o", path, "--no-preload", "--stream-size=1M", target(), "user", str(TICKS),
-             rc=125, preexec_fn=limit)
+    limit = 65536
+    r = subprocess.Popen([tool("posixtrace-run"), "-o", path, "--no-preload", "--",
+                          "/bin/sh", "-c", 'read go && exec "$0" user %d' % TICKS, target()],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                         preexec_fn=lambda: signal.signal(signal.SIGXFSZ, signal.SIG_IGN))
+    try:
+        deadline = time.monotonic() + 30
+        while not (os.path.exists(path) and os.path.getsize(path) >= logfmt.HDR_SIZE):
+            assert time.monotonic() < deadline and r.poll() is None, "no log header"
+            time.sleep(0.01)
+        resource.prlimit(r.pid, resource.RLIMIT_FSIZE, (limit, limit))
+        out, err = r.communicate(b"go\n", timeout=60)
+    finally:
+        if r.poll() is None:
+            r.kill()
+            r.wait()
+    p = subprocess.CompletedProcess(r.args, r.returncode)
+    p.out, p.err = out.decode(errors="replace"), err.decode(errors="replace")
+    assert r.returncode == 125, p.err
     assert p.out == "done %d\n" % TICKS
-    assert os.path.getsize(path) <= 3500000
+    assert os.path.getsize(path) <= limit
     check_failed_run(p, path, "EFBIG", 27)
 
 
