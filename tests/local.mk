@@ -238,6 +238,13 @@ tests_t108_setuid_LDADD = $(TEST_LDADD)
 tests_t108_setuid_LDFLAGS = $(TEST_LDFLAGS)
 EXTRA_DIST += tests/test_untraced.py tests/t109_static.c
 
+# a traced program attacking its controller's shared memory (tests/test_hostile_run.py)
+check_PROGRAMS += tests/t057_hostile_run
+tests_t057_hostile_run_SOURCES = tests/t057_hostile_run.c tests/tcommon.h
+tests_t057_hostile_run_LDADD = $(TEST_LDADD)
+tests_t057_hostile_run_LDFLAGS = $(TEST_LDFLAGS)
+EXTRA_DIST += tests/test_hostile_run.py
+
 check_PROGRAMS += tests/t024_streamsize
 tests_t024_streamsize_SOURCES = tests/t024_streamsize.c tests/tcommon.h
 tests_t024_streamsize_LDADD = $(TEST_LDADD)
