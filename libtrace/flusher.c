@@ -68,7 +68,7 @@ static void record_failure(struct pt_handle *h, struct pt_flush *f)
 {
     struct posix_trace_status_info st;
     pt_stream_status(h, &st, false);
-    pt_logw_status_after_error(f->w, &st, atomic_load(&h->shm->lost));
+    pt_logw_status_after_error(f->w, &st, pt_lost_for_status(h));
 }
 
 /* Write the batch. The events of the blocks a failed write took with it
@@ -483,6 +483,11 @@ static void gap_events(struct pt_handle *h, struct pt_flush *f, struct pt_rslot 
     uint64_t n = r->gap;
     r->gap = 0;
     h->lost_reported += n;
+    if (!pt_loss_plausible(h, n)) { /* a steal count written by anyone */
+        int e = EBADMSG;
+        add_sys_at(f, POSIX_TRACE_ERROR, first, &e, sizeof e);
+        return;
+    }
     add_sys_at(f, POSIX_TRACE_OVERFLOW, first, &n, sizeof n);
     add_sys_at(f, POSIX_TRACE_RESUME, first, NULL, 0);
 }
@@ -739,7 +744,7 @@ static int flush_run(struct pt_handle *h, bool partial, bool marked, uint32_t bu
             struct posix_trace_status_info st;
             pt_logw_predict_wrap(f->w, 1);
             pt_stream_status(h, &st, false);
-            rc = pt_logw_status_block(f->w, &st, atomic_load(&s->lost));
+            rc = pt_logw_status_block(f->w, &st, pt_lost_for_status(h));
         }
     }
     commit(h, f);

@@ -14,10 +14,51 @@
 #include "internal.h"
 #include "pt_bounds.h"
 
+#include <time.h>
+
+static int64_t mono_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+/* Whether n events can have been lost since the last look: a lost event
+ * costs its writer at least a nanosecond, and a stream has PT_NSLOTS
+ * writers, so at most PT_NSLOTS per nanosecond since then (since the
+ * stream's creation, at the first look), a second more for the clocks,
+ * and never more than PT_LOST_MAX (pt_bounds.h). */
+bool pt_loss_plausible(struct pt_handle *h, uint64_t n)
+{
+    int64_t now = mono_ns();
+    if (h->loss_seen_ns == 0) {
+        struct timespec rt;
+        clock_gettime(CLOCK_REALTIME, &rt);
+        int64_t age = (int64_t)(rt.tv_sec - h->shm->create_sec) * 1000000000 +
+                      (rt.tv_nsec - h->shm->create_nsec);
+        h->loss_seen_ns = now - (age > 0 ? age : 0);
+    }
+    uint64_t since = (uint64_t)(now - h->loss_seen_ns) + 1000000000u;
+    h->loss_seen_ns = now;
+    return n <= PT_LOST_MAX && n / PT_NSLOTS <= since;
+}
+
+/* The lost count a log's STATUS block records: the stream's as long as it
+ * grows plausibly; a jump that could not be real (memory written by another
+ * process) is not taken, and the count stays where it was (the log has the
+ * ERROR events with EBADMSG that say so). */
+uint64_t pt_lost_for_status(struct pt_handle *h)
+{
+    uint64_t now = atomic_load(&h->shm->lost);
+    if (now > h->status_lost && pt_loss_plausible(h, now - h->status_lost))
+        h->status_lost = now;
+    return h->status_lost;
+}
+
 /* The stream's lost count and pending error live in memory every process
  * attached to the stream can write: one that could not be (an unknown errno,
- * a count jumping by more than PT_LOST_MAX) is reported as an ERROR event
- * with EBADMSG, never as the number (pt_bounds.h). */
+ * a count growing faster than pt_loss_plausible allows) is reported as an
+ * ERROR event with EBADMSG, never as the number. */
 void pt_report_losses(struct pt_handle *h, pt_sys_put *put, uint64_t when, uint64_t lost)
 {
     struct pt_shm *s = h->shm;
@@ -26,17 +67,17 @@ void pt_report_losses(struct pt_handle *h, pt_sys_put *put, uint64_t when, uint6
         int e = err <= PT_ERRNO_MAX ? (int)err : EBADMSG;
         put(h, POSIX_TRACE_ERROR, when, &e, sizeof e);
     }
-    if (lost > h->lost_reported && lost - h->lost_reported > PT_LOST_MAX) {
+    if (lost <= h->lost_reported)
+        return;
+    uint64_t n = lost - h->lost_reported;
+    h->lost_reported = lost;
+    if (!pt_loss_plausible(h, n)) {
         int e = EBADMSG; /* corrupt: not a count of events */
-        h->lost_reported = lost;
         put(h, POSIX_TRACE_ERROR, when, &e, sizeof e);
+        return;
     }
-    if (lost > h->lost_reported) {
-        uint64_t n = lost - h->lost_reported;
-        h->lost_reported = lost;
-        put(h, POSIX_TRACE_OVERFLOW, when, &n, sizeof n);
-        put(h, POSIX_TRACE_RESUME, when, NULL, 0);
-    }
+    put(h, POSIX_TRACE_OVERFLOW, when, &n, sizeof n);
+    put(h, POSIX_TRACE_RESUME, when, NULL, 0);
 }
 
 bool pt_restart_full(struct pt_handle *h, pt_sys_put *put, uint64_t when)

@@ -333,6 +333,8 @@ struct pt_handle {
     struct pt_synth synth[PT_RD_SYNTH_MAX];
     int nsynth, synth_pos;
     uint64_t lost_reported;   /* lost events already reported in OVERFLOW events */
+    int64_t loss_seen_ns;     /* CLOCK_MONOTONIC of the last loss check (gaps.c), 0: none */
+    uint64_t status_lost;     /* the lost count of the log's STATUS blocks (gaps.c) */
     int stop_reported;        /* STOP(auto) reported for the current fill */
     double ticks_per_ns;
     int64_t last_ns;          /* timestamp of the last event reported */
@@ -358,6 +360,10 @@ typedef void pt_sys_put(struct pt_handle *h, trace_event_id_t id, uint64_t when,
 /* ERROR for a pending internal error, then OVERFLOW (the count) and RESUME
  * for the losses counted up to `lost` not reported yet. */
 void pt_report_losses(struct pt_handle *h, pt_sys_put *put, uint64_t when, uint64_t lost);
+/* Whether n more events can have been lost since the last check (a count in
+ * shared memory, which any attached process may have written). */
+bool pt_loss_plausible(struct pt_handle *h, uint64_t n);
+uint64_t pt_lost_for_status(struct pt_handle *h);
 /* Restarts a FULL stream (false: it was not full): the gap's losses, then
  * START with the filter. */
 bool pt_restart_full(struct pt_handle *h, pt_sys_put *put, uint64_t when);

@@ -8,6 +8,19 @@
 #include <errno.h>
 #include <trace.h>
 
+/* The count of an OVERFLOW and the error number of an ERROR are the trace
+ * system's own: one it could not have written (pt_bounds.h) makes the record
+ * ill-formed, so that a forged or corrupt count is never reported as one
+ * (doc/log-format.md "Limits"). */
+static int sys_data_ok(uint32_t id, const unsigned char *d, uint32_t len)
+{
+    if (id == POSIX_TRACE_OVERFLOW)
+        return len == 8 && lr_rd64(d) <= PT_LOST_MAX;
+    if (id == POSIX_TRACE_ERROR)
+        return len == 4 && lr_rd32(d) >= 1 && lr_rd32(d) <= PT_ERRNO_MAX;
+    return 1;
+}
+
 /* One EVENTS record at p, n bytes left of the payload: its size, or 0 if it
  * is not a well-formed record; *r decoded. */
 uint32_t lr_raw_rec(const unsigned char *p, uint32_t n, uint32_t max_len, struct lr_rec *r)
@@ -25,7 +38,9 @@ uint32_t lr_raw_rec(const unsigned char *p, uint32_t n, uint32_t max_len, struct
         return size == LR_REC_HDR && len == 0 && id == 0 ? size : 0;
     if (type != LR_REC_EVENT || id > LR_ID_MAX || len > max_len)
         return 0;
-    return size == LR_REC_HDR + ((len + 7u) & ~7u) ? size : 0;
+    if (size != LR_REC_HDR + ((len + 7u) & ~7u) || !sys_data_ok(id, p + LR_REC_HDR, len))
+        return 0;
+    return size;
 }
 
 /* 1 when the n bytes at p are a sequence of records that exactly fills them. */
@@ -113,6 +128,8 @@ uint32_t lr_packed_rec(const unsigned char *p, uint32_t n, uint32_t max_len,
             return 0;
         r->len = (uint32_t)v;
         r->data = k;
+        if (!sys_data_ok(r->id, p + k, r->len))
+            return 0;
         k += r->len;
         st->id = r->id;
         st->addr = r->addr;

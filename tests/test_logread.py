@@ -481,6 +481,13 @@ BAD_EVENTS = {
     "anchor-id": rec(AN | 32, id_=5),
     "trailing": rec(EV | 32) + bytes(8),
     "zeros": bytes(16),
+    # the trace system's own counts and error numbers, out of pt_bounds.h's range
+    "overflow-count": rec(EV | 40, id_=3, len_=8, data=(2**64 - 1).to_bytes(8, "little")),
+    "overflow-2^56+1": rec(EV | 40, id_=3, len_=8, data=(2**56 + 1).to_bytes(8, "little")),
+    "overflow-len4": rec(EV | 40, id_=3, len_=4, data=bytes([1, 0, 0, 0, 0, 0, 0, 0])),
+    "error-errno": rec(EV | 40, id_=7, len_=4, data=(577528422).to_bytes(4, "little") + bytes(4)),
+    "error-0": rec(EV | 40, id_=7, len_=4, data=bytes(8)),
+    "error-134": rec(EV | 40, id_=7, len_=4, data=(134).to_bytes(4, "little") + bytes(4)),
 }
 BAD_PACKED = {
     "kind0": bytes([0, 0]) + b"\x00",
@@ -498,6 +505,9 @@ BAD_PACKED = {
     "no-len": bytes([1, 0, 1]),
     "anchor-no-ns": bytes([2, 0]),
     "trailing": bytes([1, 0, 1, 0, 1]),
+    "overflow-count": bytes([1, 0, 3, 8]) + (2**64 - 1).to_bytes(8, "little"),
+    "error-errno": bytes([1, 0, 7, 4]) + (577528422).to_bytes(4, "little"),
+    "error-same-id-0": bytes([1, 0, 7, 4]) + (5).to_bytes(4, "little") + bytes([1 | 8, 0, 4]) + bytes(4),
 }
 BAD_NAMES = {
     "n0": L.names_payload({}) + bytes([1, 1, 0, 0, 0, 0, 0, 0]),
@@ -527,7 +537,9 @@ def test_invalid_blocks_skipped(tmp_path):
     NUL, exactly filling the payload; PACKED records with a tag of kind 1 or 2
     and no reserved bit (an anchor: no flag bit), varints of at most 10 bytes
     and 64 bits, ids <= 1280, len <= max(max_data_size, 1024) and within the
-    payload, exactly filling it; STATUS of 40 bytes with values <trace.h>
+    payload, exactly filling it; an OVERFLOW (id 3) whose data is not an 8-byte
+    count <= 2^56, an ERROR (id 7) whose data is not a 4-byte errno 1..133
+    (doc/log-format.md "Limits", libtrace/pt_bounds.h); STATUS of 40 bytes with values <trace.h>
     defines; slots 0..255 or 0xFFFF; seq >= 1.  Each bad block (with a right
     checksum) is skipped: the events, names and status of the other blocks are
     read as if it were not there."""
@@ -550,6 +562,22 @@ def test_invalid_blocks_skipped(tmp_path):
     cases.append(raw_case(tmp_path, "plen-big", L.EVENTS, good, payload_len=4096 - 63))
     cases.append(raw_case(tmp_path, "badsum", L.EVENTS, good, checksum=1))
     check_dumps(cases)
+
+
+def test_sys_counts_at_their_bounds(tmp_path):
+    """The largest OVERFLOW count (2^56) and the error numbers 1 and 133 are
+    read (doc/log-format.md "Limits"); one past them makes the block invalid
+    (test_invalid_blocks_skipped)."""
+    import struct
+    log = L.Log(clock_mode=2, name="bounds")
+    log.events(0xFFFF, 0, 0, [L.ev(3, 10, data=struct.pack("<Q", 2**56)), L.ev(4, 10),
+                              L.ev(7, 20, data=struct.pack("<i", 1)),
+                              L.ev(7, 30, data=struct.pack("<i", 133))])
+    log.packed(0xFFFF, 0, 0, [L.ev(3, 40, data=struct.pack("<Q", 7)),
+                              L.ev(7, 50, data=struct.pack("<i", 74))])
+    log.events(0, 1, 1, [L.ev(257, 60)])
+    p = write(tmp_path, "bounds.log", log.to_bytes())
+    check_dumps([(p, L.reference(log))])
 
 
 def test_seq_zero_and_duplicates(tmp_path):

@@ -2,6 +2,7 @@
  * What happens to each event read: decoding, loss accounting, filters
  * (event set, --pid, --tid, time window), then the summary and the output.
  */
+#include "../libtrace/pt_bounds.h"
 #include "ptools.h"
 
 #include <string.h>
@@ -52,6 +53,23 @@ static gboolean selected(struct pt_sink *k, const struct pt_event *e)
     return TRUE;
 }
 
+/* An OVERFLOW's count of lost events. The library never reports more than
+ * PT_LOST_MAX lost in all (libtrace/pt_bounds.h): a count that would take the
+ * total past it is corrupt, counted as a trace error, never printed. */
+static void add_lost(struct pt_sink *k, const struct pt_event *e)
+{
+    uint64_t lost;
+    if (e->len != sizeof lost) {
+        k->trace_errors++;
+        return;
+    }
+    memcpy(&lost, e->data, sizeof lost);
+    if (lost > PT_LOST_MAX || k->lost + lost > PT_LOST_MAX)
+        k->trace_errors++;
+    else
+        k->lost += lost;
+}
+
 void pt_sink_event(struct pt_sink *k, struct pt_names *n, const struct posix_trace_event_info *info,
                    const unsigned char *data, size_t len)
 {
@@ -64,11 +82,8 @@ void pt_sink_event(struct pt_sink *k, struct pt_names *n, const struct posix_tra
     }
     k->last_ns = e.ts_ns;
     k->events++;
-    if (e.id == POSIX_TRACE_OVERFLOW && e.len >= sizeof(uint64_t)) {
-        uint64_t lost;
-        memcpy(&lost, e.data, sizeof lost);
-        k->lost += lost;
-    }
+    if (e.id == POSIX_TRACE_OVERFLOW)
+        add_lost(k, &e);
     if (e.id == POSIX_TRACE_ERROR)
         k->trace_errors++;
     if (e.kind == PT_K_CALL && e.hdr.err != 0)
