@@ -14,6 +14,29 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+/* Descriptor fdno of pid, opened read-write only if it is a regular file
+ * (a memfd is one): first as O_PATH, which opens nothing (a device, a FIFO or
+ * a tape named by a hostile number is never opened), then reopened through
+ * /proc/self/fd. The descriptor, or -EPERM (we may not look), -ESRCH. */
+static int open_regular(pid_t pid, int fdno)
+{
+    char path[64];
+    struct stat sb;
+    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)pid, fdno);
+    int o = open(path, O_PATH | O_CLOEXEC);
+    if (o < 0)
+        return errno == EACCES || errno == EPERM ? -EPERM : -ESRCH;
+    int fd = -ESRCH;
+    if (fstat(o, &sb) == 0 && S_ISREG(sb.st_mode)) {
+        snprintf(path, sizeof path, "/proc/self/fd/%d", o);
+        fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+        if (fd < 0)
+            fd = errno == EACCES || errno == EPERM ? -EPERM : -ESRCH;
+    }
+    close(o);
+    return fd;
+}
+
 /* Map the inbox at /proc/<pid>/fd/<fdno> if it is the inbox of (pid, start)
  * (start 0: any). EPERM when we may not look, ESRCH when it is not there.
  * The descriptor may be anything by the time we open it (the number comes
@@ -22,11 +45,9 @@
  * the inbox's size, so that its owner cannot shrink it under us (SIGBUS). */
 int pt_remote_open_inbox(pid_t pid, uint64_t start, int fdno, struct pt_inbox **out)
 {
-    char path[64];
-    snprintf(path, sizeof path, "/proc/%d/fd/%d", (int)pid, fdno);
-    int fd = open(path, O_RDWR | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+    int fd = open_regular(pid, fdno);
     if (fd < 0)
-        return errno == EACCES || errno == EPERM ? EPERM : ESRCH;
+        return -fd;
     int seals = fcntl(fd, F_GET_SEALS);
     if (seals < 0 || (seals & PT_INBOX_SEALS) != PT_INBOX_SEALS) {
         close(fd);
