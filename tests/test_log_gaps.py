@@ -25,7 +25,8 @@ import pytest
 import logfmt
 from conftest import program
 from test_log_lifecycle import killed_writer
-from test_tools import tdump, trun
+from test_tools import target, tdump, trun
+from test_tools_shim import shim_usable
 
 NOT_CLOSED = ("posixtrace-dump: %s: log not closed: it does not end with the status its "
               "writer writes last, so its end may be missing (the writer was killed or is "
@@ -85,6 +86,7 @@ def check_each_removed(tmp_path, data):
     return n
 
 
+@pytest.mark.skipif(shim_usable() is not None, reason=str(shim_usable()))
 def test_run_log_each_block_removed(tmp_path):
     """A real APPEND log: posixtrace-run -o of /bin/sh running a few commands
     (the shim records their calls).  Each of its blocks removed in turn."""
@@ -93,6 +95,15 @@ def test_run_log_each_block_removed(tmp_path):
          "ls /usr; cat /etc/hostname; echo x > /dev/null; ls /nonexistent; true")
     data = path.read_bytes()
     assert check_each_removed(tmp_path, data) >= 5
+
+
+def test_run_log_no_preload_each_block_removed(tmp_path):
+    """posixtrace-run -o of a program that records 3000 user events itself
+    (t200_tools_target, --no-preload; also in a sanitizer build, where the
+    shim cannot be preloaded into /bin/sh).  Each block removed in turn."""
+    path = tmp_path / "user.ptl"
+    trun("-q", "-o", str(path), "--no-preload", "--", target(), "user", "3000")
+    assert check_each_removed(tmp_path, path.read_bytes()) >= 5
 
 
 def api_log(tmp_path, name, *args):
@@ -181,6 +192,25 @@ def test_failed_write_final_status_in_place(tmp_path):
     check(tmp_path, without(data, n - 1), 1, MISSING % ("%s", 1) + inc)
     # its only STATUS block removed: a gap, no end known, and no flush error left
     check(tmp_path, without(data, sseq - 1), 1, NOT_CLOSED + MISSING % ("%s", 1))
+
+
+def test_loop_failed_writes_leave_no_gap(tmp_path):
+    """A LOOP log (64 KiB, 15 positions) that wrapped, then a file size limit of
+    32 KiB (RLIMIT_FSIZE: every write past position 6 fails with EFBIG) and ten
+    more flushes.  A write of a wrapped LOOP log is not undone (log-format.md "A
+    write that fails"): the blocks not written give back their seq numbers and
+    positions, so the log's 15 valid blocks still hold 15 consecutive seq
+    numbers, the newest STATUS (rewritten in place) is final and counts the
+    blocks after it: only "incomplete log", nothing missing, closed."""
+    data = api_log(tmp_path, "lf.ptl", "stream=FLUSH", "log=LOOP", "lsize=65536", "start",
+                   "ef:5000:500", "fsize:32768", "ef:5000:500", "shutdown")
+    n = positions(data)
+    seqs = [struct.unpack_from("<Q", data, logfmt.HDR_SIZE + i * 4096 + 8)[0] for i in range(n)]
+    assert n == 15 and sorted(seqs) == list(range(max(seqs) - 14, max(seqs) + 1)), seqs
+    path = str(tmp_path / "lf.ptl")
+    p = tdump(path, rc=1, stdout=subprocess.DEVNULL)
+    assert p.err.startswith("posixtrace-dump: %s: incomplete log: writing it failed "
+                            "(File too large); " % path) and p.err.count("\n") == 1, p.err
 
 
 @pytest.mark.parametrize("policy", ["APPEND", "LOOP"])
