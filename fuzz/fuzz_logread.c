@@ -11,7 +11,7 @@
  * Per input: write it to a memfd, pt_logr_open, read every event with small
  * and large data buffers in turn, rewind in the middle and read everything
  * again (both full passes must agree), get attributes, status, names, bad
- * block count, close. Any inconsistency aborts (a finding).
+ * block count, missing blocks and closed, close. Any inconsistency aborts (a finding).
  */
 #include <errno.h>
 #include <stdint.h>
@@ -117,6 +117,9 @@ static void inspect(struct pt_logr *l, const uint8_t *data, size_t size)
             CHECK(strlen(name) <= 63);
     }
     CHECK(pt_logr_bad_blocks(l, &first) >= 0);
+    int closed = -1;
+    CHECK(pt_logr_missing(l, &closed) >= 0);
+    CHECK(closed == 0 || closed == 1);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

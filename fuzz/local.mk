@@ -19,6 +19,7 @@ FUZZ_SRCS = \
 	$(srcdir)/libtrace/logread_scan.c \
 	$(srcdir)/libtrace/logread_payload.c \
 	$(srcdir)/libtrace/logread_events.c \
+	$(srcdir)/libtrace/logread_gaps.c \
 	$(srcdir)/libtrace/attr.c
 FUZZ_HDRS = \
 	$(srcdir)/libtrace/logread.h \

@@ -852,6 +852,7 @@ int pt_flush_close(struct pt_handle *h)
         pt_futex_wake(&h->shm->flush_req, 1);
         pthread_join(f->thread, NULL);
     }
+    pt_logw_status(f->w)->closing = 1; /* its STATUS blocks say the log ends */
     int rc = pt_flush_run(h, true, true);
     pthread_mutex_destroy(&f->lock);
     pt_logw_destroy(f->w);

@@ -27,6 +27,7 @@ libtrace_libposixtrace_la_SOURCES = \
 	libtrace/logread_scan.c \
 	libtrace/logread_payload.c \
 	libtrace/logread_events.c \
+	libtrace/logread_gaps.c \
 	libtrace/logpack.h \
 	libtrace/logwrite.h \
 	libtrace/logwrite.c \

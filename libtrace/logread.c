@@ -114,8 +114,11 @@ static int load_status(struct pt_logr *l, const struct lr_block *all, size_t n)
         if (all[i].type != LR_STATUS)
             continue;
         if (lr_read_block(l, &all[i], &buf, &cap, true) == 0 &&
-            lr_status_parse(buf + LR_BLK_HDR, all[i].plen, &l->st, &l->lost) == 0)
+            lr_status_parse(buf + LR_BLK_HDR, all[i].plen, &l->st, &l->lost) == 0) {
+            l->status_seq = all[i].seq;
+            l->status_flags = lr_rd32(buf + LR_BLK_HDR + 28);
             break;
+        }
         lr_note_bad(l, all[i].off); /* changed since the scan */
     }
     free(buf);
@@ -127,12 +130,16 @@ static int index_log(struct pt_logr *l, uint64_t fsize)
     struct lr_block *all = NULL;
     size_t n = 0;
     int rc = lr_scan(l, fsize, &all, &n);
+    long long bad = 0;
     if (rc == 0) {
         n = order_blocks(l, all, n);
+        bad = l->bad; /* the blocks found invalid in the file */
         rc = load_names(l, all, n);
     }
     if (rc == 0)
         rc = load_status(l, all, n);
+    if (rc == 0)
+        lr_gaps(l, all, n, bad);
     if (rc == 0)
         rc = lr_events_index(l, all, n);
     free(all);
@@ -223,4 +230,11 @@ long long pt_logr_bad_blocks(const struct pt_logr *l, long long *first_offset)
     if (first_offset != NULL)
         *first_offset = l->first_bad;
     return l->bad;
+}
+
+long long pt_logr_missing(const struct pt_logr *l, int *closed)
+{
+    if (closed != NULL)
+        *closed = l->closed;
+    return l->missing;
 }

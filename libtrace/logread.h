@@ -33,6 +33,11 @@ int  pt_logr_name(const struct pt_logr *l, trace_event_id_t id, char *out); /* E
 /* Where reading stopped short, for tools: number of block positions found
  * invalid (torn, corrupt) and the file offset of the first one, or -1. */
 long long pt_logr_bad_blocks(const struct pt_logr *l, long long *first_offset);
+/* Blocks missing from the log: seq numbers (doc/log-format.md "Order of
+ * blocks") that neither a valid block nor an invalid one accounts for; and
+ * in *closed whether the log ends with the final STATUS block of its writer
+ * (else its end may be missing). */
+long long pt_logr_missing(const struct pt_logr *l, int *closed);
 /* The events lost in all, as the log's status records it (0 with none). */
 uint64_t pt_logr_lost(const struct pt_logr *l);
 

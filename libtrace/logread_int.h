@@ -30,6 +30,8 @@
 #define LR_MIN_LOOP_POS 8u
 #define LR_UNNAMED     256u
 #define LR_UNNAMED_NAME "posix_trace_unnamed_userevent"
+#define LR_STATUS_FINAL 1u         /* STATUS flags: the log's last flush... */
+#define LR_STATUS_TAIL_SHIFT 8u    /* ...and the blocks written after it */
 
 enum { LR_EVENTS = 1, LR_NAMES = 2, LR_STATUS = 3, LR_PACKED = 4 };
 enum { LR_REC_EVENT = 1, LR_REC_ANCHOR = 2 };
@@ -118,6 +120,10 @@ struct pt_logr {
     long long bad, first_bad;
     struct posix_trace_status_info st;
     uint64_t lost;              /* the STATUS block's lost count (0: none) */
+    uint64_t status_seq;        /* seq of that STATUS block (0: none) */
+    uint32_t status_flags;      /* its flags word (payload offset 28) */
+    long long missing;          /* blocks missing (logread_gaps.c) */
+    int closed;                 /* the log ends with its final STATUS block */
     unsigned char *named;       /* LR_ID_MAX + 1 flags; NULL: no NAMES block */
     char (*names)[LR_NAME_MAX + 1];
 };
@@ -136,6 +142,9 @@ uint32_t lr_packed_rec(const unsigned char *p, uint32_t n, uint32_t max_len,
 int  lr_names_parse(const unsigned char *p, uint32_t n, struct pt_logr *l);
 int  lr_status_parse(const unsigned char *p, uint32_t n, struct posix_trace_status_info *st,
                      uint64_t *lost);
+
+/* logread_gaps.c */
+void lr_gaps(struct pt_logr *l, const struct lr_block *all, size_t n, long long bad);
 
 /* logread_events.c */
 void lr_events_free(struct pt_logr *l);

@@ -349,8 +349,8 @@ void pt_logw_predict_wrap(struct pt_logw *w, uint32_t extra)
  * that no torn block is left, and keeps those blocks; with no STATUS block
  * in the log yet, one block less, to make room for the one that records the
  * failure (pt_logw_status_after_error). Returns the blocks kept, or -1 when
- * the file could not be cut (the batch then counts as written: the reader
- * finds its torn blocks invalid). */
+ * the file could not be cut (batch_kept: the reader finds the torn block
+ * invalid). The next block takes the seq of the first block not kept. */
 static int64_t unwrite_batch(struct pt_logw *w, uint64_t written)
 {
     if (!w->regular || (w->circular && w->batch_pos + w->nblk > w->positions))
@@ -363,6 +363,26 @@ static int64_t unwrite_batch(struct pt_logw *w, uint64_t written)
     if (ftruncate(w->fd, (off_t)(HDR_SIZE + (w->batch_pos + keep) * w->block_size)) != 0)
         return -1;
     return (int64_t)keep;
+}
+
+/* Of a batch whose write failed after `written` bytes: *whole, the blocks
+ * in the log whole (the others' events are lost), and *used, the block
+ * positions and seq numbers it took. They are the same when the failed
+ * write could be undone (unwrite_batch); else the torn block stays in the
+ * file (a reader finds it invalid) and takes its position and seq, so that
+ * the blocks written next continue the numbering with no gap: a reader takes
+ * a seq number that no block accounts for as a block missing (log-format.md
+ * "Order of blocks"). */
+static void batch_kept(struct pt_logw *w, uint64_t written, uint32_t *whole, uint32_t *used)
+{
+    int64_t kept = unwrite_batch(w, written);
+    if (kept >= 0) {
+        *whole = *used = (uint32_t)kept;
+        return;
+    }
+    uint64_t b = w->block_size, n = written / b, torn = written % b != 0;
+    *whole = n < w->nblk ? (uint32_t)n : w->nblk;
+    *used = n + torn < w->nblk ? (uint32_t)(n + torn) : w->nblk;
 }
 
 /* After `n` blocks of the batch were written whole: where the last STATUS
@@ -398,18 +418,19 @@ int pt_logw_commit(struct pt_logw *w)
         rc = write_iov(w, &w->iov[3 * done], (int)(3 * run), pos, &written);
         done += run;
     }
-    int64_t kept = rc != 0 ? unwrite_batch(w, written) : -1;
-    uint32_t n = kept >= 0 ? (uint32_t)kept : w->nblk;
-    if (w->circular && w->next_pos + n > w->positions) {
+    uint32_t whole = w->nblk, used = w->nblk;
+    if (rc != 0)
+        batch_kept(w, written, &whole, &used);
+    if (w->circular && w->next_pos + used > w->positions) {
         w->st.log_full = POSIX_TRACE_FULL;
         w->st.log_overrun = POSIX_TRACE_OVERRUN;
     }
-    note_status(w, rc == 0 ? n : (uint32_t)(kept > 0 ? kept : 0));
-    for (uint32_t i = n; i < w->nblk; i++)
+    note_status(w, whole);
+    for (uint32_t i = whole; i < w->nblk; i++)
         w->lost_events += w->blk_events[i];
     memset(w->blk_events, 0, sizeof w->blk_events);
-    w->next_pos += n;
-    w->seq += n;
+    w->next_pos += used;
+    w->seq += used;
     w->nblk = 0;
     w->stage_len = 0;
     if (rc != 0) {
@@ -484,8 +505,18 @@ int pt_logw_names(struct pt_logw *w, struct pt_shm *s)
     return 0;
 }
 
+/* The STATUS flags word: final when the log takes no more flushes (its
+ * writer closes it, or an UNTIL_FULL log filled), with the `tail` blocks
+ * written after this one; 0 (not final) when the tail does not fit in it. */
+static uint32_t status_flags(const struct pt_logw *w, uint64_t tail)
+{
+    if (!(w->st.stopped || w->st.closing) || tail > PT_LOG_STATUS_TAIL_MAX)
+        return 0;
+    return PT_LOG_STATUS_FINAL | (uint32_t)tail << 8;
+}
+
 static void put_status(unsigned char *p, const struct posix_trace_status_info *st,
-                       int flush_error, uint64_t lost)
+                       int flush_error, uint64_t lost, uint32_t flags)
 {
     put32(p, (uint32_t)st->posix_stream_status);
     put32(p + 4, (uint32_t)st->posix_stream_full_status);
@@ -494,7 +525,7 @@ static void put_status(unsigned char *p, const struct posix_trace_status_info *s
     put32(p + 16, (uint32_t)flush_error);
     put32(p + 20, (uint32_t)st->posix_log_overrun_status);
     put32(p + 24, (uint32_t)st->posix_log_full_status);
-    put32(p + 28, 0);
+    put32(p + 28, flags);
     put64(p + 32, lost);
 }
 
@@ -513,13 +544,15 @@ int pt_logw_status_block(struct pt_logw *w, const struct posix_trace_status_info
     if (pt_logw_batch_full(w) && pt_logw_commit(w) != 0)
         return w->st.flush_error;
     unsigned char *p = pt_logw_block(w, &b);
-    put_status(p, st, status_error(w, st), lost);
+    put_status(p, st, status_error(w, st), lost, status_flags(w, 0));
     pt_logw_seal(w);
     return 0;
 }
 
 /* Rewrite the last STATUS block written, in place and with its seq, with
- * this status: it holds no events, so nothing is lost by it. */
+ * this status: it holds no events, so nothing is lost by it. Blocks written
+ * after it stay: a final status counts them (its tail), so that a reader
+ * knows where the log ends. */
 static int status_in_place(struct pt_logw *w, const struct posix_trace_status_info *st,
                            uint64_t lost)
 {
@@ -532,7 +565,8 @@ static int status_in_place(struct pt_logw *w, const struct posix_trace_status_in
     w->seq = w->status_seq - 1; /* add_header numbers the block seq + 1 */
     memcpy(blk, add_header(w, &b, 40), BLK_HDR);
     w->seq = seq;
-    put_status(blk + BLK_HDR, st, status_error(w, st), lost);
+    put_status(blk + BLK_HDR, st, status_error(w, st), lost,
+               status_flags(w, w->seq - w->status_seq));
     XXH3_64bits_reset(w->xxh);
     XXH3_64bits_update(w->xxh, blk, 56);
     XXH3_64bits_update(w->xxh, blk + BLK_HDR, 40);

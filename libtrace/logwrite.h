@@ -25,7 +25,14 @@ struct pt_logw_status {
     int log_overrun;     /* POSIX_TRACE_OVERRUN / NO_OVERRUN */
     int flush_error;     /* errno of the last failed write, 0 */
     int stopped;         /* UNTIL_FULL: the log filled and is closed to events */
+    int closing;         /* shutdown: the flush under way is the log's last */
 };
+
+/* STATUS payload word 28 (doc/log-format.md "STATUS payload"): bit 0, the
+ * log's last flush (shutdown, or the flush that filled an UNTIL_FULL log);
+ * bits 8..31, the blocks of the log after this one (an in-place rewrite). */
+#define PT_LOG_STATUS_FINAL    1u
+#define PT_LOG_STATUS_TAIL_MAX 0xFFFFFFu
 
 int  pt_logw_check_fd(int fd, int log_policy);
 int  pt_logw_create(int fd, const struct pt_shm *s, struct pt_logw **out);

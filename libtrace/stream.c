@@ -515,6 +515,19 @@ PT_API int posixtrace_log_damage(trace_id_t trid, long long *bad_blocks, long lo
     return 0;
 }
 
+PT_API int posixtrace_log_missing(trace_id_t trid, long long *missing, int *closed)
+{
+    struct pt_handle *h;
+    if (missing == NULL || closed == NULL)
+        return EINVAL;
+    int rc = get_prerecorded(trid, &h);
+    if (rc != 0)
+        return rc;
+    *missing = pt_logr_missing(h->logr, closed);
+    pt_put(h);
+    return 0;
+}
+
 PT_API int posixtrace_log_lost(trace_id_t trid, unsigned long long *lost)
 {
     struct pt_handle *h;

@@ -175,6 +175,7 @@ EXTRA_DIST += \
 	tests/test_log_common.py \
 	tests/test_log_errors.py \
 	tests/test_log_full.py \
+	tests/test_log_gaps.py \
 	tests/test_log_roundtrip.py \
 	tests/test_log_policies.py \
 	tests/test_log_lifecycle.py \

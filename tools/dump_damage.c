@@ -1,7 +1,9 @@
 /*
- * Telling where a damaged log stopped, and that a log is incomplete. posix_trace_open skips blocks that
- * fail their checks (doc/log-format.md) and the standard API does not say so;
- * libposixtrace's extension posixtrace_log_damage() (<posixtrace/log.h>) does.
+ * Telling where a damaged log stopped, that blocks are missing from it or
+ * that it was not closed, and that a log is incomplete. posix_trace_open
+ * skips blocks that fail their checks (doc/log-format.md) and the standard
+ * API does not say so; libposixtrace's extensions posixtrace_log_damage()
+ * and posixtrace_log_missing() (<posixtrace/log.h>) do.
  */
 #include "dump.h"
 
@@ -23,6 +25,22 @@ int dump_damage(const char *path, int fd, trace_id_t trid, const struct pt_sink 
         pt_warn("%s: damaged log: %lld invalid block(s), the first at byte %lld; no events before it",
                 path, bad, first);
     return 1;
+}
+
+int dump_missing(const char *path, trace_id_t trid)
+{
+    long long missing = 0;
+    int closed = 1;
+    if (posixtrace_log_missing(trid, &missing, &closed) != 0)
+        return 0;
+    if (!closed)
+        pt_warn("%s: log not closed: it does not end with the status its writer writes last, "
+                "so its end may be missing (the writer was killed or is still writing it, or "
+                "its last blocks were removed)", path);
+    if (missing > 0)
+        pt_warn("%s: damaged log: %lld block(s) missing: their events are not read", path,
+                missing);
+    return missing > 0;
 }
 
 int dump_incomplete(const char *path, trace_id_t trid)

@@ -96,7 +96,9 @@ static gboolean parse(int argc, char **argv, struct pt_sink *k)
                                  "and writes their events.");
     g_option_context_set_description(c, "Exit status: 0 when every log was read whole, 1 when a "
                                      "log could not be opened, is damaged\n(its events are written "
-                                     "up to the damage) or incomplete (a write of it failed), 2 for bad options.\nSee posixtrace-dump(1).");
+                                     "up to the damage, or blocks are missing) or incomplete (a write of it failed),\n"
+                                     "2 for bad options. A log not closed (its writer was killed) is read with a warning.\n"
+                                     "See posixtrace-dump(1).");
     g_option_context_add_main_entries(c, entries, NULL);
     gboolean ok = g_option_context_parse(c, &argc, &argv, &err);
     if (ok && opt.format != NULL && pt_parse_format(opt.format, &k->out.format) != 0)
@@ -170,6 +172,7 @@ static int dump_one(const char *path, struct pt_sink *k)
             pt_warn("%s: reading stopped after %" G_GUINT64_FORMAT " events: %s", path,
                     (guint64)(k->events - before), g_strerror(rc));
         bad = rc != 0 || dump_damage(path, fd, trid, k, before);
+        bad = dump_missing(path, trid) || bad;
         bad = dump_incomplete(path, trid) || bad;
         pt_names_clear(&names);
     }

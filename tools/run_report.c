@@ -144,6 +144,12 @@ int run_report_log(const struct run_opts *o, struct session *s, const trace_attr
     if (posixtrace_log_damage(trid, &bad, &first) == 0 && bad > 0)
         pt_warn("%s: damaged log: %lld invalid block(s), the first at byte %lld: their events "
                 "are missing", o->output, bad, first);
+    long long missing = 0;
+    int closed = 1;
+    if (posixtrace_log_missing(trid, &missing, &closed) == 0 && missing > 0)
+        pt_warn("%s: damaged log: %lld block(s) missing: their events are missing", o->output,
+                missing);
+    bad += missing;
     char *nt = untraced_part(s);
     if (!o->quiet || lost > 0 || bad > 0 || *nt)
         pt_warn("%" G_GUINT64_FORMAT " events in %s, %" G_GUINT64_FORMAT " lost%s",
