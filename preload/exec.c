@@ -44,6 +44,7 @@ void shim_exec_init(void)
 
 struct exec_args {
     enum kind k;
+    unsigned fn;               /* the program's function: POSIXTRACE_FN_EXECVE... */
     int fd, flags;             /* fexecve's descriptor, execveat's directory and flags */
     const char *path;
     char *const *argv, *const *envp;
@@ -71,8 +72,12 @@ static int call_next(const struct exec_args *a)
     }
 }
 
-static void fill(struct shim_call *c, int fd, int search, const char *path, char *const argv[])
+static void fill(struct shim_call *c, const struct exec_args *a, int search)
 {
+    int fd = a->fd;
+    const char *path = a->path;
+    char *const *argv = a->argv;
+    c->flags |= POSIXTRACE_CALL_WITH_FN(a->fn);
     c->tid = shim_tid_fresh();
     shim_fix(c, (uint64_t)syscall(SYS_getpid));
     shim_fix(c, (uint64_t)(int64_t)fd);
@@ -88,14 +93,14 @@ static SHIM_NOINLINE int exec_rec(const struct exec_args *a, const void *ra)
         return call_next(a);
     int search = a->k == K_EXECVP || a->k == K_EXECVPE;
     shim_noreturn(&c);
-    fill(&c, a->fd, search, a->path, a->argv);
+    fill(&c, a, search);
     shim_emit(&c);
     uint64_t t0 = c.t0;
     int r = call_next(a);
     shim_begin(&c, POSIXTRACE_EV_EXEC, ra);
     c.t0 = t0;
     shim_end(&c, r, true);
-    fill(&c, a->fd, search, a->path, a->argv);
+    fill(&c, a, search);
     shim_emit(&c);
     return r;
 }
@@ -108,21 +113,22 @@ static int exec_any(const struct exec_args *a, const void *ra)
 }
 
 /* An explicit environment: with what tracing needs put back (env.c). */
-static int exec_env(enum kind k, int fd, int flags, const char *path, char *const argv[],
-                    char *const envp[], const void *ra)
+static int exec_env(enum kind k, unsigned fn, int fd, int flags, const char *path,
+                    char *const argv[], char *const envp[], const void *ra)
 {
     SHIM_ENV(envp);
-    struct exec_args a = { k, fd, flags, path, argv, envp };
+    struct exec_args a = { k, fn, fd, flags, path, argv, envp };
     return exec_any(&a, ra);
 }
 
 /* The process's own environment (execv, execvp): passed explicitly, to the
  * next execve/execvpe, when it lacks what tracing needs. */
-static int exec_own_env(enum kind k, const char *path, char *const argv[], const void *ra)
+static int exec_own_env(enum kind k, unsigned fn, const char *path, char *const argv[],
+                        const void *ra)
 {
     char *const *envp = environ;
     SHIM_ENV(envp);
-    struct exec_args a = { k, -1, 0, path, argv, NULL };
+    struct exec_args a = { k, fn, -1, 0, path, argv, NULL };
     if (envp != environ) {
         a.k = k == K_EXECV ? K_EXECVE : K_EXECVPE;
         a.envp = envp;
@@ -132,33 +138,34 @@ static int exec_own_env(enum kind k, const char *path, char *const argv[], const
 
 SHIM_API int execve(const char *path, char *const argv[], char *const envp[])
 {
-    return exec_env(K_EXECVE, -1, 0, path, argv, envp, RA());
+    return exec_env(K_EXECVE, POSIXTRACE_FN_EXECVE, -1, 0, path, argv, envp, RA());
 }
 
 SHIM_API int execv(const char *path, char *const argv[])
 {
-    return exec_own_env(K_EXECV, path, argv, RA());
+    return exec_own_env(K_EXECV, POSIXTRACE_FN_EXECV, path, argv, RA());
 }
 
 SHIM_API int execvp(const char *file, char *const argv[])
 {
-    return exec_own_env(K_EXECVP, file, argv, RA());
+    return exec_own_env(K_EXECVP, POSIXTRACE_FN_EXECVP, file, argv, RA());
 }
 
 SHIM_API int execvpe(const char *file, char *const argv[], char *const envp[])
 {
-    return exec_env(K_EXECVPE, -1, 0, file, argv, envp, RA());
+    return exec_env(K_EXECVPE, POSIXTRACE_FN_EXECVPE, -1, 0, file, argv, envp, RA());
 }
 
 SHIM_API int fexecve(int fd, char *const argv[], char *const envp[])
 {
-    return exec_env(K_FEXECVE, fd, 0, NULL, argv, envp, RA());
+    return exec_env(K_FEXECVE, POSIXTRACE_FN_FEXECVE, fd, 0, NULL, argv, envp, RA());
 }
 
 SHIM_API int execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
                       int flags)
 {
-    return exec_env(K_EXECVEAT, dirfd, flags, path, argv, envp, RA());
+    return exec_env(K_EXECVEAT, POSIXTRACE_FN_EXECVEAT, dirfd, flags, path, argv, envp,
+                    RA());
 }
 
 SHIM_API int execl(const char *path, const char *arg, ...)
@@ -169,7 +176,7 @@ SHIM_API int execl(const char *path, const char *arg, ...)
     char *v[n + 1];
     pt_exec_fill_args(v, n, arg, &ap);
     va_end(ap);
-    return exec_own_env(K_EXECV, path, v, RA());
+    return exec_own_env(K_EXECV, POSIXTRACE_FN_EXECL, path, v, RA());
 }
 
 SHIM_API int execlp(const char *file, const char *arg, ...)
@@ -180,7 +187,7 @@ SHIM_API int execlp(const char *file, const char *arg, ...)
     char *v[n + 1];
     pt_exec_fill_args(v, n, arg, &ap);
     va_end(ap);
-    return exec_own_env(K_EXECVP, file, v, RA());
+    return exec_own_env(K_EXECVP, POSIXTRACE_FN_EXECLP, file, v, RA());
 }
 
 SHIM_API int execle(const char *path, const char *arg, ...)
@@ -192,5 +199,5 @@ SHIM_API int execle(const char *path, const char *arg, ...)
     pt_exec_fill_args(v, n, arg, &ap);
     char *const *envp = va_arg(ap, char *const *);
     va_end(ap);
-    return exec_env(K_EXECVE, -1, 0, path, v, envp, RA());
+    return exec_env(K_EXECVE, POSIXTRACE_FN_EXECLE, -1, 0, path, v, envp, RA());
 }

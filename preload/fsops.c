@@ -36,6 +36,7 @@ static SHIM_NOINLINE int dup_rec(int k, int o, int n, int f, const void *ra)
         return call_dup(k, o, n, f);
     int r = call_dup(k, o, n, f);
     shim_end(&c, r, r < 0);
+    c.flags |= POSIXTRACE_CALL_WITH_FN(k); /* 1 dup, 2 dup2, 3 dup3: POSIXTRACE_FN_DUP... */
     FIX(o);
     FIX(n);
     FIX(f);
@@ -79,6 +80,7 @@ static SHIM_NOINLINE int pipe_rec(int two, int fds[2], int flags, const void *ra
         return two ? NEXT(pipe2)(fds, flags) : NEXT(pipe)(fds);
     int r = two ? NEXT(pipe2)(fds, flags) : NEXT(pipe)(fds);
     shim_end(&c, r, r < 0);
+    c.flags |= POSIXTRACE_CALL_WITH_FN(two ? POSIXTRACE_FN_PIPE2 : POSIXTRACE_FN_PIPE);
     FIX(flags);
     FIX(r == 0 ? fds[0] : -1);
     FIX(r == 0 ? fds[1] : -1);

@@ -140,6 +140,7 @@ static SHIM_NOINLINE int accept_rec(int four, int fd, struct sockaddr *a, sockle
     bool have_cap = a != NULL && len != NULL && shim_peek(&cap, len, sizeof cap, SHIM_FRAME());
     int r = four ? NEXT(accept4)(fd, a, len, flags) : NEXT(accept)(fd, a, len);
     shim_end(&c, r, r < 0);
+    c.flags |= POSIXTRACE_CALL_WITH_FN(four ? POSIXTRACE_FN_ACCEPT4 : POSIXTRACE_FN_ACCEPT);
     FIX(fd);
     FIX(flags);
     addr_out(&c, a, cap, have_cap, len, r >= 0, 0);

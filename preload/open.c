@@ -46,6 +46,13 @@ static int call_open(enum okind k, int dirfd, const char *path, int flags, mode_
     }
 }
 
+/* The function in the program's source: __open_2... are open... fortified. */
+static unsigned open_fn_id(enum okind k)
+{
+    return k >= K_OPEN2 ? POSIXTRACE_FN_OPEN + (unsigned)(k - K_OPEN2)
+                        : POSIXTRACE_FN_OPEN + (unsigned)k;
+}
+
 static SHIM_NOINLINE int open_rec(enum okind k, int dirfd, const char *path, int flags,
                                   mode_t mode, const void *ra)
 {
@@ -54,6 +61,7 @@ static SHIM_NOINLINE int open_rec(enum okind k, int dirfd, const char *path, int
         return call_open(k, dirfd, path, flags, mode);
     int r = call_open(k, dirfd, path, flags, mode);
     shim_end(&c, r, r < 0);
+    c.flags |= POSIXTRACE_CALL_WITH_FN(open_fn_id(k));
     shim_fix(&c, (uint64_t)(int64_t)dirfd);
     shim_fix(&c, (uint64_t)(unsigned)(k == K_CREAT || k == K_CREAT64
                                           ? O_CREAT | O_WRONLY | O_TRUNC : flags));

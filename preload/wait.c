@@ -40,6 +40,7 @@ static SHIM_NOINLINE pid_t wait_rec(enum wkind k, pid_t pid, int *status, int op
     int *sp = status != NULL ? status : &st;
     pid_t r = call_wait(k, pid, sp, options, ru);
     shim_end(&c, r, r < 0);
+    c.flags |= POSIXTRACE_CALL_WITH_FN(POSIXTRACE_FN_WAIT + (int)k); /* wkind's order */
     shim_fix(&c, (uint64_t)(int64_t)pid);
     shim_fix(&c, (uint64_t)(unsigned)options);
     shim_fix(&c, (uint64_t)(int64_t)(r > 0 ? *sp : 0));
@@ -148,6 +149,9 @@ static int call_sig(enum sigkind k, pid_t pid, int sig)
 
 static void sig_fields(struct shim_call *c, enum sigkind k, pid_t pid, int sig)
 {
+    if (k != S_RAISE)
+        c->flags |= POSIXTRACE_CALL_WITH_FN(k == S_KILLPG ? POSIXTRACE_FN_KILLPG
+                                                           : POSIXTRACE_FN_KILL);
     if (k != S_RAISE)
         shim_fix(c, (uint64_t)(int64_t)(k == S_KILLPG ? -pid : pid));
     shim_fix(c, (uint64_t)(int64_t)sig);

@@ -5,7 +5,8 @@
  *
  * One line per shim event:
  *   ev name=<fn> epid=<posix_pid> self=<1 if the reader's pid> ktid=<hdr tid> caller=<symbol
- *   of posix_prog_address> h_ret=.. h_err=<errno name> h_flags=.. h_dur=..
+ *   of posix_prog_address> h_ret=.. h_err=<errno name> h_flags=<flags but the function>
+ *   h_fn=<POSIXTRACE_CALL_FN: the function of the family, 0: none> h_dur=..
  *   <field>=<value> ...
  * Fixed fields in decimal (HEX types as 0x..), strings as "..." with bytes
  * outside printable ASCII, '"' and '\' as \xNN, buffers and sockaddrs as
@@ -122,11 +123,11 @@ static void print_event(const struct posix_trace_event_info *ev, const unsigned 
     }
     memcpy(&h, d, sizeof h);
     printf("ev name=%s epid=%ld self=%d ktid=%u caller=%s h_ret=%" PRId64
-           " h_err=%s h_flags=%u h_ver=%u h_size=%u h_dur_ok=%d h_dur=%" PRIu64
+           " h_err=%s h_flags=%u h_fn=%u h_ver=%u h_size=%u h_dur_ok=%d h_dur=%" PRIu64
            " ts=%lld%09ld trunc=%d",
            desc->name + strlen("posixtrace:"), (long)ev->posix_pid, ev->posix_pid == getpid(),
            h.tid, sym((uint64_t)(uintptr_t)ev->posix_prog_address), h.ret, tc_errname(h.err),
-           h.flags, h.version, h.hdr_size, h.duration_ns < 10ull * 1000000000ull,
+           h.flags & ~POSIXTRACE_CALL_FN_MASK, POSIXTRACE_CALL_FN(h.flags), h.version, h.hdr_size, h.duration_ns < 10ull * 1000000000ull,
            h.duration_ns, (long long)ev->posix_timestamp.tv_sec, ev->posix_timestamp.tv_nsec,
            ev->posix_truncation_status != POSIX_TRACE_NOT_TRUNCATED);
     size_t off = h.hdr_size;

@@ -143,19 +143,21 @@ def shim_lines(tmp_path, *opts):
 def test_decoding_flags_whence_signals_wait_sockaddr(tmp_path):
     """The text output decodes open flags and mode, lseek's whence, a signal,
     wait statuses (exit code, killing signal) and an AF_INET address, with the
-    call's result and errno name.  -s 8: buffers cut to 8 bytes."""
+    call's result and errno name; open and waitpid are shown as the functions
+    called (open has no dirfd; O_LARGEFILE, 0 on 64-bit, never shows: issue
+    14, tests/test_decode_xlat.py).  -s 8: buffers cut to 8 bytes."""
     ls, f = shim_lines(tmp_path, "-s", "8")
     got = [re.sub(r" <\d+\.\d{6}>$", "", re.sub(r"pid=\d+", "pid=P", re.sub(r"= \d{3,}", "= P", l)))
            for l in ls]
     assert got == [
-        'posixtrace:open(dirfd=AT_FDCWD, flags=O_WRONLY|O_CREAT|O_TRUNC|O_APPEND|O_LARGEFILE|'
-        'O_CLOEXEC, mode=0640, path="%s") = 3' % f,
+        'posixtrace:open(flags=O_WRONLY|O_CREAT|O_TRUNC|O_APPEND|O_CLOEXEC, mode=0640, '
+        'path="%s") = 3' % f,
         'posixtrace:write(fd=3, count=36, buf="01234567"...) = 36',
         'posixtrace:lseek(fd=3, offset=5, whence=SEEK_SET) = 5',
         'posixtrace:lseek(fd=3, offset=-2, whence=SEEK_END) = 34',
-        'posixtrace:wait(pid=P, options=0, status=exit(7)) = P',
+        'posixtrace:waitpid(pid=P, options=0, status=exit(7)) = P',
         'posixtrace:kill(pid=P, sig=SIGTERM) = 0',
-        'posixtrace:wait(pid=P, options=0, status=SIGTERM) = P',
+        'posixtrace:waitpid(pid=P, options=0, status=SIGTERM) = P',
         'posixtrace:connect(fd=3, addr=AF_INET 127.0.0.1:9) = -1 ECONNREFUSED '
         '(Connection refused)'], "\n".join(got)
 

@@ -106,9 +106,9 @@ def test_vfork_c(tmp_path):
         ("wait", {"pid": child, "options": "0", "status": "exit(0)"}, child, True),
         ("exit", {"pid": parent, "status": 0, "how": 2}, None, False)]
     assert [brief(e) for e in calls_of(js, child)] == [
-        ("dup", {"oldfd": 1, "newfd": 7, "flags": "O_RDONLY"}, 7, True),
+        ("dup", {"oldfd": 1, "newfd": 7, "flags": None}, 7, True),
         ("close", {"fd": 7}, 0, True),
-        ("exec", {"pid": child, "fd": -1, "search": 0, "path": "/bin/true",
+        ("exec", {"pid": child, "fd": None, "search": 0, "path": "/bin/true",
                   "argv": ["true"]}, None, False),
         ("process_start", {"pid": child, "ppid": parent, "exe": "/usr/bin/true",
                            "argv": ["true"]}, 0, True),
@@ -178,7 +178,7 @@ def test_python_subprocess(tmp_path, close_fds):
     assert child > 0 and vf["tid"] == parent and vf["errno"] == 0
     before = check_child_window(js, parent, child, vf)
     ex = before[-1]
-    assert brief(ex) == ("exec", {"pid": child, "fd": -1, "search": 0, "path": "/bin/echo",
+    assert brief(ex) == ("exec", {"pid": child, "fd": None, "search": 0, "path": "/bin/echo",
                                   "argv": ["/bin/echo", "x"]}, None, False)
     dups = [e for e in before if e["event"] == "posixtrace:dup"]
     assert sorted(e["args"]["newfd"] for e in dups) == [1, 2]
@@ -204,7 +204,7 @@ def test_dash(tmp_path):
     child = vf["ret"]
     before = check_child_window(js, sh, child, vf)
     assert [brief(e) for e in before] == [
-        ("exec", {"pid": child, "fd": -1, "search": 0, "path": "/usr/bin/ls",
+        ("exec", {"pid": child, "fd": None, "search": 0, "path": "/usr/bin/ls",
                   "argv": ["ls", "/"]}, None, False)]
     ps = [e for e in calls_of(js, child) if e["event"] == "posixtrace:process_start"]
     assert [(e["args"]["pid"], e["args"]["ppid"], e["args"]["exe"]) for e in ps] == [

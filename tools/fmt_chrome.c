@@ -88,8 +88,11 @@ void pt_chrome_event(struct pt_out *o, const struct pt_event *e)
     int slice = pt_call_returns(e);
     GString *s = g_string_sized_new(256);
     name_process(o, e);
+    GString *name = g_string_new(NULL);
+    pt_append_event_name(name, e);
     g_string_append(s, "{\"name\":");
-    pt_esc_json_str(s, e->name);
+    pt_esc_json_str(s, name->str);
+    g_string_free(name, TRUE);
     g_string_append(s, ",\"cat\":");
     pt_esc_json_str(s, category(e));
     g_string_append_printf(s, ",\"ph\":\"%s\",\"ts\":", slice ? "X" : "i");

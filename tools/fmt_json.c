@@ -51,14 +51,14 @@ static void field_json(GString *s, const struct pt_field *f)
         g_string_append_c(s, '"');
         pt_hex(s, f->p, f->n);
         g_string_append_c(s, '"');
-    } else if (pt_fixed_is_number(f->type)) {
+    } else if (f->show == PT_SHOW_TYPE && pt_fixed_is_number(f->type)) {
         if (f->type == POSIXTRACE_F_UINT)
             g_string_append_printf(s, "%" G_GUINT64_FORMAT, (guint64)f->u);
         else
             g_string_append_printf(s, "%" G_GINT64_FORMAT, (gint64)f->u);
     } else {
         t = g_string_new(NULL);
-        pt_fmt_fixed(t, f->type, f->u);
+        pt_fmt_fixed_field(t, f);
         pt_esc_json(s, (const unsigned char *)t->str, t->len);
         g_string_free(t, TRUE);
     }
@@ -99,7 +99,10 @@ void pt_json_args(GString *s, const struct pt_out *o, const struct pt_event *e)
         g_string_append(s, k++ ? "," : "");
         pt_esc_json_str(s, e->f[i].name);
         g_string_append_c(s, ':');
-        field_json(s, &e->f[i]);
+        if (e->f[i].absent)
+            g_string_append(s, "null");
+        else
+            field_json(s, &e->f[i]);
     }
     g_string_append_c(s, '}');
 }
@@ -114,6 +117,11 @@ static void call_json(GString *s, const struct pt_event *e)
 {
     char b[32];
     int noret = !pt_call_returns(e);
+    g_string_append(s, ",\"fn\":");
+    if (e->fn != NULL)
+        pt_esc_json_str(s, e->fn);
+    else
+        g_string_append(s, "null");
     g_string_append(s, ",\"args\":");
     pt_json_args(s, NULL, e);
     if (noret)

@@ -77,7 +77,7 @@ static void field_text(GString *s, const struct pt_out *o, const struct pt_event
     case POSIXTRACE_F_ADDRS: addrs_text(s, o, e, f); break;
     default:
         if (f->type < POSIXTRACE_F_VARIABLE) {
-            pt_fmt_fixed(s, f->type, f->u);
+            pt_fmt_fixed_field(s, f);
         } else { /* POSIXTRACE_F_BYTES and unknown variable types */
             g_string_append(s, "x'");
             pt_hex(s, f->p, f->n);
@@ -142,7 +142,7 @@ void pt_text_args(GString *s, const struct pt_out *o, const struct pt_event *e)
         break;
     case PT_K_CALL:
         for (unsigned i = 0, k = 0; i < e->desc->nfields && i < POSIXTRACE_MAX_FIELDS; i++) {
-            if (!e->f[i].present)
+            if (!e->f[i].present || e->f[i].absent)
                 continue;
             g_string_append_printf(s, "%s%s=", k++ ? ", " : "", e->f[i].name);
             field_text(s, o, e, &e->f[i]);
@@ -181,7 +181,7 @@ void pt_text_event(struct pt_out *o, const struct pt_event *e)
                                (gint64)e->tid);
     else
         g_string_append_printf(s, "%ld ", (long)e->info.posix_pid);
-    g_string_append(s, e->name);
+    pt_append_event_name(s, e);
     g_string_append_c(s, '(');
     pt_text_args(s, o, e);
     g_string_append_c(s, ')');

@@ -1,8 +1,9 @@
 /*
  * Symbolic forms of the values of system event fields (by field type), and
- * of errno values and signals.
+ * of errno values and signals, from the generated tables of xlat.h.
  */
 #include "ptools.h"
+#include "xlat.h"
 
 #include <arpa/inet.h>
 #include <fcntl.h>
@@ -15,112 +16,47 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-struct flagname {
-    uint64_t mask;
-    const char *name;
-};
-
-#define FN(x) { x, #x }
-
-/* Multi-bit flags first: a flag is shown when all its bits are set. */
-static const struct flagname oflags[] = {
-    FN(O_TMPFILE), FN(O_SYNC), FN(O_CREAT), FN(O_EXCL), FN(O_NOCTTY), FN(O_TRUNC),
-    FN(O_APPEND), FN(O_NONBLOCK), FN(O_DSYNC), FN(O_ASYNC), FN(O_DIRECT),
-    FN(O_LARGEFILE), FN(O_DIRECTORY), FN(O_NOFOLLOW), FN(O_NOATIME), FN(O_CLOEXEC),
-    FN(O_PATH), { 0, NULL }
-};
-
-static const struct flagname msgflags[] = {
-    FN(MSG_OOB), FN(MSG_PEEK), FN(MSG_DONTROUTE), FN(MSG_CTRUNC), FN(MSG_TRUNC),
-    FN(MSG_DONTWAIT), FN(MSG_EOR), FN(MSG_WAITALL), FN(MSG_NOSIGNAL), FN(MSG_MORE),
-    FN(MSG_WAITFORONE), FN(MSG_CMSG_CLOEXEC), FN(MSG_ERRQUEUE), FN(MSG_CONFIRM),
-    { 0, NULL }
-};
-
-static const struct flagname atflags[] = {
-    FN(AT_SYMLINK_NOFOLLOW), FN(AT_REMOVEDIR), FN(AT_SYMLINK_FOLLOW), FN(AT_NO_AUTOMOUNT),
-    FN(AT_EMPTY_PATH), FN(RENAME_NOREPLACE), FN(RENAME_EXCHANGE), FN(RENAME_WHITEOUT),
-    { 0, NULL }
-};
-
-static const struct flagname socktypes[] = {
-    FN(SOCK_NONBLOCK), FN(SOCK_CLOEXEC), { 0, NULL }
-};
-
-/* Appends the names of the flags of v, '|'-separated, and what remains in hex. */
-static void flags(GString *s, uint64_t v, const struct flagname *t, int first)
+/* The name of v in t, else v in decimal. */
+static void value_fmt(GString *s, const struct pt_xlat *t, int64_t v)
 {
-    for (; t->name != NULL; t++) {
-        if ((v & t->mask) != t->mask)
-            continue;
-        g_string_append_printf(s, "%s%s", first ? "" : "|", t->name);
-        v &= ~t->mask;
-        first = 0;
-    }
-    if (v != 0 || first)
-        g_string_append_printf(s, first ? "%#" G_GINT64_MODIFIER "x" : "|%#" G_GINT64_MODIFIER "x",
-                               (guint64)v);
+    const char *n = pt_xlat_name(t, (uint64_t)v);
+    if (n != NULL)
+        g_string_append(s, n);
+    else
+        g_string_append_printf(s, "%" G_GINT64_FORMAT, (gint64)v);
 }
 
+/* The flags of v named by t, '|'-separated, unnamed bits in hex; 0 as "0". */
+static void flags_fmt(GString *s, const struct pt_xlat *t, uint64_t v)
+{
+    char b[512];
+    g_string_append(s, pt_xlat_flags(b, sizeof b, t, v));
+}
+
+/* The access mode once (O_RDONLY is 0), then the other flags; with O_PATH
+ * the access mode is ignored by the kernel and not shown. */
 static void oflags_fmt(GString *s, uint64_t v)
 {
-    static const char *acc[] = { "O_RDONLY", "O_WRONLY", "O_RDWR", "O_ACCMODE" };
     if ((v & O_PATH) == 0) {
-        g_string_append(s, acc[v & O_ACCMODE]);
+        const char *acc = pt_xlat_name(pt_xlat_open_access, v & O_ACCMODE);
+        g_string_append(s, acc != NULL ? acc : "O_ACCMODE");
         v &= ~(uint64_t)O_ACCMODE;
         if (v == 0)
             return;
         g_string_append_c(s, '|');
     }
-    flags(s, v, oflags, 1);
+    flags_fmt(s, pt_xlat_open_flags, v);
 }
 
-static const char *table_name(int v, const char *const *names, int n)
-{
-    return v >= 0 && v < n ? names[v] : NULL;
-}
-
-static void sockfam_fmt(GString *s, int64_t v)
-{
-    static const char *const fam[] = {
-        [AF_UNSPEC] = "AF_UNSPEC", [AF_UNIX] = "AF_UNIX", [AF_INET] = "AF_INET",
-        [AF_INET6] = "AF_INET6", [AF_NETLINK] = "AF_NETLINK", [AF_PACKET] = "AF_PACKET",
-    };
-    const char *n = table_name((int)v, fam, (int)G_N_ELEMENTS(fam));
-    if (n != NULL && v == (int)v)
-        g_string_append(s, n);
-    else
-        g_string_append_printf(s, "%" G_GINT64_FORMAT, (gint64)v);
-}
-
+/* The type (low 4 bits), then SOCK_CLOEXEC, SOCK_NONBLOCK and other bits. */
 static void socktype_fmt(GString *s, uint64_t v)
 {
-    static const char *const ty[] = {
-        [SOCK_STREAM] = "SOCK_STREAM", [SOCK_DGRAM] = "SOCK_DGRAM", [SOCK_RAW] = "SOCK_RAW",
-        [SOCK_RDM] = "SOCK_RDM", [SOCK_SEQPACKET] = "SOCK_SEQPACKET",
-        [SOCK_PACKET] = "SOCK_PACKET",
-    };
-    int base = (int)(v & 0xf);
-    const char *n = table_name(base, ty, (int)G_N_ELEMENTS(ty));
-    if (n != NULL)
-        g_string_append(s, n);
-    else
-        g_string_append_printf(s, "%d", base);
+    value_fmt(s, pt_xlat_sock_types, (int64_t)(v & 0xf));
     v &= ~(uint64_t)0xf;
     if (v != 0) {
         g_string_append_c(s, '|');
-        flags(s, v, socktypes, 1);
+        flags_fmt(s, pt_xlat_sock_flags, v);
     }
-}
-
-static void whence_fmt(GString *s, int64_t v)
-{
-    static const char *const w[] = { "SEEK_SET", "SEEK_CUR", "SEEK_END", "SEEK_DATA", "SEEK_HOLE" };
-    const char *n = table_name((int)v, w, (int)G_N_ELEMENTS(w));
-    if (n != NULL && v == (int)v)
-        g_string_append(s, n);
-    else
-        g_string_append_printf(s, "%" G_GINT64_FORMAT, (gint64)v);
 }
 
 static void wstatus_fmt(GString *s, int st)
@@ -141,9 +77,9 @@ static void wstatus_fmt(GString *s, int st)
 
 const char *pt_signal_name(int sig, char *buf, size_t size)
 {
-    const char *a = sig > 0 ? sigabbrev_np(sig) : NULL;
-    if (a != NULL)
-        snprintf(buf, size, "SIG%s", a);
+    const char *n = sig > 0 ? pt_xlat_name(pt_xlat_signals, (uint64_t)sig) : NULL;
+    if (n != NULL)
+        snprintf(buf, size, "%s", n);
     else if (sig >= SIGRTMIN && sig <= SIGRTMAX)
         snprintf(buf, size, "SIGRTMIN+%d", sig - SIGRTMIN);
     else
@@ -153,7 +89,7 @@ const char *pt_signal_name(int sig, char *buf, size_t size)
 
 const char *pt_errno_name(int e, char *buf, size_t size)
 {
-    const char *n = strerrorname_np(e);
+    const char *n = e > 0 ? pt_xlat_name(pt_xlat_errnos, (uint64_t)e) : NULL;
     if (n != NULL)
         return n;
     snprintf(buf, size, "E%d", e);
@@ -187,28 +123,28 @@ void pt_fmt_fixed(GString *s, int type, uint64_t v)
     case POSIXTRACE_F_OFLAGS: oflags_fmt(s, v); break;
     case POSIXTRACE_F_MODE: g_string_append_printf(s, "%#" G_GINT64_MODIFIER "o", (guint64)v); break;
     case POSIXTRACE_F_SIGNAL: g_string_append(s, pt_signal_name((int)i, b, sizeof b)); break;
-    case POSIXTRACE_F_WHENCE: whence_fmt(s, i); break;
-    case POSIXTRACE_F_SOCKFAM: sockfam_fmt(s, i); break;
+    case POSIXTRACE_F_WHENCE: value_fmt(s, pt_xlat_whence, i); break;
+    case POSIXTRACE_F_SOCKFAM: value_fmt(s, pt_xlat_address_families, i); break;
     case POSIXTRACE_F_SOCKTYPE: socktype_fmt(s, v); break;
-    case POSIXTRACE_F_MSGFLAGS:
-        if (v == 0)
-            g_string_append_c(s, '0');
-        else
-            flags(s, v, msgflags, 1);
-        break;
+    case POSIXTRACE_F_MSGFLAGS: flags_fmt(s, pt_xlat_msg_flags, v); break;
     case POSIXTRACE_F_WSTATUS: wstatus_fmt(s, (int)i); break;
-    case POSIXTRACE_F_ATFLAGS:
-        if (v == 0)
-            g_string_append_c(s, '0');
-        else
-            flags(s, v, atflags, 1);
-        break;
+    case POSIXTRACE_F_ATFLAGS: flags_fmt(s, pt_xlat_at_flags, v); break;
     case POSIXTRACE_F_HEX:
         g_string_append_printf(s, "%#" G_GINT64_MODIFIER "x", (guint64)v);
         break;
     default: /* types this version does not know: as F_INT (events.h) */
         g_string_append_printf(s, "%" G_GINT64_FORMAT, (gint64)i);
         break;
+    }
+}
+
+void pt_fmt_fixed_field(GString *s, const struct pt_field *f)
+{
+    switch (f->show) {
+    case PT_SHOW_FDFLAGS: flags_fmt(s, pt_xlat_fd_flags, f->u); break;
+    case PT_SHOW_SOCKFLAGS: flags_fmt(s, pt_xlat_sock_flags, f->u); break;
+    case PT_SHOW_WAITOPTS: flags_fmt(s, pt_xlat_wait_options, f->u); break;
+    default: pt_fmt_fixed(s, f->type, f->u); break;
     }
 }
 
@@ -253,7 +189,7 @@ void pt_fmt_sockaddr(GString *s, const unsigned char *p, size_t n)
         }
         pt_esc_c(s, path, len, 0, 0);
     } else {
-        sockfam_fmt(s, fam);
+        value_fmt(s, pt_xlat_address_families, fam);
         g_string_append_c(s, ' ');
         pt_hex(s, p + sizeof fam, n - sizeof fam);
     }

@@ -8,6 +8,9 @@ tools_libptools_la_SOURCES = \
 	tools/readloop.h \
 	tools/names.c \
 	tools/decode.c \
+	tools/xlat.h \
+	tools/xlat.c \
+	tools/calls.c \
 	tools/fmt_value.c \
 	tools/fmt_escape.c \
 	tools/fmt_text.c \
@@ -19,7 +22,31 @@ tools_libptools_la_SOURCES = \
 	tools/sink.c \
 	tools/readloop.c \
 	tools/util.c
+nodist_tools_libptools_la_SOURCES = tools/xlat_tables.c
+tools_libptools_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
 tools_libptools_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
+
+# The decoding tables (tools/xlat.h): tools/xlat/<set>.in lists names, the
+# generator writes a table per list whose values the compiler takes from the
+# system headers.  Generated in the build directory.
+XLAT_IN = \
+	tools/xlat/open_access.in \
+	tools/xlat/open_flags.in \
+	tools/xlat/fd_flags.in \
+	tools/xlat/sock_types.in \
+	tools/xlat/sock_flags.in \
+	tools/xlat/address_families.in \
+	tools/xlat/msg_flags.in \
+	tools/xlat/at_flags.in \
+	tools/xlat/whence.in \
+	tools/xlat/wait_options.in \
+	tools/xlat/signals.in \
+	tools/xlat/errnos.in
+tools/xlat_tables.c: $(XLAT_IN) tools/xlat/gen-xlat.sh
+	$(AM_V_GEN)$(MKDIR_P) tools && \
+	$(SHELL) $(srcdir)/tools/xlat/gen-xlat.sh $(srcdir) $(XLAT_IN) >$@.tmp && mv $@.tmp $@
+CLEANFILES += tools/xlat_tables.c tools/xlat_tables.c.tmp
+EXTRA_DIST += $(XLAT_IN) tools/xlat/gen-xlat.sh
 
 TOOLS_LDADD = tools/libptools.la libtrace/libposixtrace.la $(GLIB_LIBS)
 
@@ -64,3 +91,13 @@ EXTRA_DIST += \
 # ---- Man pages and documentation ---------------------------------------------
 dist_man1_MANS = tools/posixtrace-run.1 tools/posixtrace-dump.1
 EXTRA_DIST += doc/tools.md doc/json-schema.md
+
+# ---- Decoding of calls and the generated tables (tests/test_decode_xlat.py) ----
+check_PROGRAMS += tests/t201_decode_calls tests/t202_xlat
+tests_t201_decode_calls_SOURCES = tests/t201_decode_calls.c
+tests_t201_decode_calls_LDFLAGS = $(TEST_LDFLAGS)
+tests_t202_xlat_SOURCES = tests/t202_xlat.c tools/xlat.h tools/xlat.c
+nodist_tests_t202_xlat_SOURCES = tools/xlat_tables.c
+tests_t202_xlat_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
+tests_t202_xlat_LDFLAGS = $(TEST_LDFLAGS)
+EXTRA_DIST += tests/test_decode_xlat.py

@@ -7,6 +7,8 @@
  * Map (one concept per file):
  *   names.c        event-type names of a stream, cached (posix_trace_eventid_get_name)
  *   decode.c       an event's payload -> struct pt_event (generic, from posixtrace_event_desc)
+ *   calls.c        per-family knowledge: the function called, absent fields, display sets
+ *   xlat.c         the generated tables of names (xlat.h, from tools/xlat/<set>.in)
  *   fmt_value.c    symbolic names of field values (flags, signals, errno, sockaddr...)
  *   fmt_escape.c   C-style and JSON escaping of byte strings
  *   fmt_text.c     the one-line text form (strace-like)
@@ -51,7 +53,12 @@ struct pt_field {
     uint32_t n;                /* variable fields: byte count present */
     int short_read;            /* variable field cut by the end of the payload */
     int present;               /* 0: the payload ended before this field */
+    int absent;                /* present, but not an argument of the function called, or
+                                  not filled by the call (failed): not shown (JSON null) */
+    int show;                  /* enum pt_show: a set of names other than the type's, or 0 */
 };
+/* Fields shown with names the descriptor's type does not give (calls.c). */
+enum pt_show { PT_SHOW_TYPE = 0, PT_SHOW_FDFLAGS, PT_SHOW_SOCKFLAGS, PT_SHOW_WAITOPTS };
 
 enum pt_kind { PT_K_PREDEF, PT_K_CALL, PT_K_SYS, PT_K_USER };
 
@@ -70,6 +77,7 @@ struct pt_event {
     struct pt_field f[POSIXTRACE_MAX_FIELDS];
     int cut;                   /* the payload ended before the last field */
     int64_t tid;               /* kernel tid: from the call header, or learned; -1 unknown */
+    const char *fn;            /* PT_K_CALL: the function of the family called, or NULL */
 };
 /* Fills e from what getnext returned (info, data, len); names from n. */
 /* The field of a call event named name, if the payload holds it, else NULL. */
@@ -89,9 +97,17 @@ void pt_tidmap_learn(pid_t pid, pthread_t th, int64_t tid);
 int64_t pt_tidmap_get(pid_t pid, pthread_t th);
 void pt_tidmap_free(void);
 
+/* ---- calls.c ---- */
+/* Sets e->fn, the fields' absent and show (called by pt_decode). */
+void pt_calls_refine(struct pt_event *e);
+/* Appends e's name: "posixtrace:dup2" for a dup event of dup2, else e->name. */
+void pt_append_event_name(GString *s, const struct pt_event *e);
+
 /* ---- fmt_value.c ---- */
 /* Appends the symbolic form of a fixed field value of type t. */
 void pt_fmt_fixed(GString *s, int type, uint64_t v);
+/* Appends the symbolic form of a fixed field (its show, else its type). */
+void pt_fmt_fixed_field(GString *s, const struct pt_field *f);
 /* errno name ("ENOENT"), or "E<n>". */
 const char *pt_errno_name(int e, char *buf, size_t size);
 const char *pt_signal_name(int sig, char *buf, size_t size);

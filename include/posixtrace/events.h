@@ -55,6 +55,32 @@ struct posixtrace_call_hdr {
                                        logs of earlier versions) */
 #define POSIXTRACE_CALL_NODATA   8u /* a pointer argument was not read (NULL, or the
                                        call failed with EFAULT): its field is empty */
+/* Bits 16..23 of flags: which function of the event's family the program
+ * called (POSIXTRACE_FN_*, numbered per event from 1); 0: not recorded (an
+ * event of a single function, or a payload of an earlier shim). Decoders
+ * ignore flag bits they do not know, so the payload version is unchanged. */
+#define POSIXTRACE_CALL_FN_SHIFT 16
+#define POSIXTRACE_CALL_FN_MASK  0x00ff0000u
+#define POSIXTRACE_CALL_FN(flags) (((flags) & POSIXTRACE_CALL_FN_MASK) >> POSIXTRACE_CALL_FN_SHIFT)
+#define POSIXTRACE_CALL_WITH_FN(fn) (((uint32_t)(fn) << POSIXTRACE_CALL_FN_SHIFT) & \
+                                     POSIXTRACE_CALL_FN_MASK)
+/* The functions of each family (the fortified __open_2... as open...). */
+enum posixtrace_fn_open {
+    POSIXTRACE_FN_OPEN = 1, POSIXTRACE_FN_OPEN64, POSIXTRACE_FN_OPENAT, POSIXTRACE_FN_OPENAT64,
+    POSIXTRACE_FN_CREAT, POSIXTRACE_FN_CREAT64,
+};
+enum posixtrace_fn_dup { POSIXTRACE_FN_DUP = 1, POSIXTRACE_FN_DUP2, POSIXTRACE_FN_DUP3 };
+enum posixtrace_fn_pipe { POSIXTRACE_FN_PIPE = 1, POSIXTRACE_FN_PIPE2 };
+enum posixtrace_fn_exec {
+    POSIXTRACE_FN_EXECVE = 1, POSIXTRACE_FN_EXECV, POSIXTRACE_FN_EXECVP, POSIXTRACE_FN_EXECVPE,
+    POSIXTRACE_FN_EXECL, POSIXTRACE_FN_EXECLP, POSIXTRACE_FN_EXECLE, POSIXTRACE_FN_FEXECVE,
+    POSIXTRACE_FN_EXECVEAT,
+};
+enum posixtrace_fn_wait {
+    POSIXTRACE_FN_WAIT = 1, POSIXTRACE_FN_WAITPID, POSIXTRACE_FN_WAIT3, POSIXTRACE_FN_WAIT4,
+};
+enum posixtrace_fn_kill { POSIXTRACE_FN_KILL = 1, POSIXTRACE_FN_KILLPG };
+enum posixtrace_fn_accept { POSIXTRACE_FN_ACCEPT = 1, POSIXTRACE_FN_ACCEPT4 };
 
 /* Field types. Fixed (8 bytes in part 2) below POSIXTRACE_F_VARIABLE. */
 enum posixtrace_ftype {
