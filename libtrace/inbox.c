@@ -234,6 +234,18 @@ void pt_inbox_atfork_child(void)
     }
 }
 
+/* A raw clone child that cannot become a process of its own (clone.c):
+ * its page is a private copy already; the descriptor is its copy of the
+ * parent's inbox, which it must not answer for. */
+void pt_inbox_forget(void)
+{
+    if (!inbox_ready)
+        return;
+    clear_bells();
+    close(PT_INBOX->fd);
+    inbox_ready = 0;
+}
+
 /* ---- entries ---- */
 
 static void set_inheritable(void)
@@ -577,6 +589,8 @@ static void refresh_locked(void)
  * thread's own configuration work records with what is there. */
 void pt_inbox_refresh(void)
 {
+    if (unlikely(!pt_registry_live()) && pt_tls_cfg == 0)
+        pt_clone_adopt(); /* a raw clone child: not the parent's inbox */
     if (!inbox_ready || pt_tls_cfg != 0)
         return;
     int saved = errno;

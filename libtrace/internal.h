@@ -71,6 +71,9 @@ struct pt_thread {
     alignas(PT_CACHELINE) _Atomic uint32_t nest; /* >0 while inside the recording path */
     _Atomic uint32_t calls;       /* recording calls completed (quiescence) */
     _Atomic uint32_t used;
+    uint32_t tid;                 /* the claiming thread's (clone.c: raw threads) */
+    uint32_t switches;            /* chunk switches, for the tid check's pace */
+    _Atomic uint32_t shared;      /* a raw thread was seen on it: no slot any more */
     uint32_t epoch[PT_MAX_ATTACH];
     uint16_t slot[PT_MAX_ATTACH][PT_NEST]; /* slot index + 1; 0 = none */
 };
@@ -82,6 +85,7 @@ extern _Atomic uint64_t pt_att_mask;
  * test is one load. The first (and, when no stream runs or the event is
  * filtered out, only) thing posix_trace_event() looks at. */
 
+/* Page-aligned, whole pages: clone.c maps it wipe-on-fork. */
 extern struct pt_thread pt_threads[PT_MAX_THREADS];
 extern uint32_t pt_pid;
 extern uint64_t pt_start;                         /* this process's start time */
@@ -102,6 +106,26 @@ void pt_quiesce_writers(void);                    /* wait out this process's wri
 uint32_t pt_thread_index(void);                   /* pt_threads index + 1, 0 = none */
 uint32_t pt_writer_id(uint64_t *start);           /* pid, start time for a new slot (vfork) */
 bool pt_writer_takes(const struct pt_shm *s);     /* false: a vfork child, stream not inherited */
+void pt_process_child(void);                      /* a forked child's setup; names, att locks held */
+void pt_thread_forget(void);                      /* this thread's next event claims a new entry */
+bool pt_att_lock_try(void);
+bool pt_want_lock_try(void);                      /* taken and dropped: false if held */
+
+/* ---- clone.c: children and threads the library's fork handlers never saw ----
+ * The registry is wipe-on-fork: in a child made by a raw clone (no CLONE_VM)
+ * it reads as zeros, so the child's first event reaches a slow path, which
+ * makes it a process of its own (pt_clone_adopt). A raw thread (CLONE_VM,
+ * the parent thread's TLS) is caught at a chunk switch by its tid. */
+void pt_registry_init(void);
+void pt_registry_child(void);                     /* after a fork: only this thread's entry */
+static inline bool pt_registry_live(void)         /* false: a raw clone child, not adopted yet */
+{
+    return atomic_load_explicit(&pt_threads[PT_MAX_THREADS - 1].used, memory_order_relaxed) != 0;
+}
+void pt_clone_adopt(void);                        /* slow paths: no-op unless !pt_registry_live() */
+extern int pt_clone_lost;                         /* adoption impossible: events counted lost */
+bool pt_thread_foreign(struct pt_thread *t);      /* at a chunk switch: a raw thread's? */
+void pt_thread_shared_seen(struct pt_shm *s, struct pt_slot *sl, struct pt_thread *t);
 
 /* ---- procfs.c ---- */
 int  pt_proc_stat(pid_t pid, char *state, uint64_t *start);
@@ -176,6 +200,7 @@ void pt_inbox_refresh(void);                      /* answer the doorbell */
 void pt_inbox_ring_self(void);
 void pt_inbox_fork_private(void);
 void pt_inbox_atfork_child(void);
+void pt_inbox_forget(void);                       /* a raw clone child that cannot have one */
 void pt_inbox_before_exec(void);
 int  pt_inbox_add_own(struct pt_shm *s, size_t size, int fd); /* attachment index or -errno */
 void pt_inbox_free(int idx);                      /* pt_att_lock held */
@@ -265,6 +290,7 @@ static inline size_t pt_max_record(const struct pt_shm *s)
 /* ---- names.c ---- */
 void pt_names_lock_local(void);
 void pt_names_unlock_local(void);
+bool pt_names_lock_try(void);
 void pt_names_init_stream(struct pt_shm *s);      /* predefined + this process's; locked */
 void pt_names_init_sys(struct pt_shm *s);         /* predefined and the shim's */
 void pt_names_register_all(struct pt_shm *s);     /* this process's, local lock held */
@@ -352,6 +378,8 @@ int  pt_handle_begin_destroy(struct pt_handle *h);
 void pt_handle_wait_last(struct pt_handle *h);
 void pt_handle_destroy(struct pt_handle *h);      /* after shutdown logic */
 int  pt_handle_count(void);
+bool pt_handles_lock_try(void);                   /* then pt_handles_atfork_child() drops it */
+void pt_handles_atfork_child(void);
 
 /* ---- gaps.c: losses and full-stream restarts (reader and flusher) ---- */
 /* Where a reporter puts one system event; `when` is its own kind of stamp. */

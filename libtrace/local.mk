@@ -14,6 +14,7 @@ libtrace_libposixtrace_la_SOURCES = \
 	libtrace/fault.c \
 	libtrace/names.c \
 	libtrace/process.c \
+	libtrace/clone.c \
 	libtrace/record.c \
 	libtrace/chain.c \
 	libtrace/gaps.c \

@@ -18,7 +18,8 @@
 
 struct pt_attach pt_att[PT_MAX_ATTACH];
 _Atomic uint64_t pt_att_mask;
-struct pt_thread pt_threads[PT_MAX_THREADS];
+struct pt_thread pt_threads[PT_MAX_THREADS] __attribute__((aligned(4096)));
+_Static_assert(sizeof pt_threads % 4096 == 0, "the registry is whole pages (clone.c)");
 uint32_t pt_pid;
 
 /* pt_threads index + 1; 0 = none. initial-exec: 4 bytes of static TLS, no
@@ -41,12 +42,23 @@ void pt_att_lock_drop(void)
     pt_tls_cfg--;
     pthread_mutex_unlock(&pt_att_lock);
 }
+
+/* A raw clone child (clone.c), which has one thread: false if a thread of
+ * the parent held it (then it is made usable again). */
+bool pt_att_lock_try(void)
+{
+    if (pthread_mutex_trylock(&pt_att_lock) != 0) {
+        pthread_mutex_init(&pt_att_lock, NULL);
+        return false;
+    }
+    pt_tls_cfg++;
+    return true;
+}
 static int have_membarrier;
 static _Atomic uint32_t claim_hint;
 
 void pt_handles_atfork_prepare(void);
 void pt_handles_atfork_parent(void);
-void pt_handles_atfork_child(void);
 
 static void thread_exit(void *unused)
 {
@@ -80,6 +92,9 @@ struct pt_thread *pt_thread_self(void)
         }
         memset(t->epoch, 0, sizeof t->epoch);
         memset(t->slot, 0, sizeof t->slot);
+        t->tid = (uint32_t)syscall(SYS_gettid);
+        t->switches = 0;
+        atomic_store_explicit(&t->shared, 0, memory_order_relaxed);
         tls_index = k + 1;
         pthread_setspecific(exit_key, (void *)1);
         return t;
@@ -90,6 +105,14 @@ struct pt_thread *pt_thread_self(void)
 uint32_t pt_thread_index(void)
 {
     return tls_index;
+}
+
+/* This thread's entry is shared with a raw thread (clone.c): leave it to
+ * that thread (its slots stay as they are: someone may be writing), the
+ * next event claims a new one. */
+void pt_thread_forget(void)
+{
+    tls_index = 0;
 }
 
 /*
@@ -170,9 +193,22 @@ bool pt_writer_takes(const struct pt_shm *s)
  * filter copies, a word (8 types) at a time: bits that go on are set before
  * bits that go off are cleared, so a type some stream keeps taking never
  * reads 0, and the doorbell bits are left alone. Racing updates are serialized. */
+static pthread_mutex_t want_lock = PTHREAD_MUTEX_INITIALIZER;
+
+/* A raw clone child (clone.c), which has one thread: false if a thread of
+ * the parent held the lock (then it is made usable again). */
+bool pt_want_lock_try(void)
+{
+    if (pthread_mutex_trylock(&want_lock) != 0) {
+        pthread_mutex_init(&want_lock, NULL);
+        return false;
+    }
+    pthread_mutex_unlock(&want_lock);
+    return true;
+}
+
 void pt_want_update(void)
 {
-    static pthread_mutex_t want_lock = PTHREAD_MUTEX_INITIALIZER;
     pthread_mutex_lock(&want_lock);
     for (uint32_t w = 0; w < PT_WANT_BYTES / 8; w++) {
         uint64_t on = 0;
@@ -301,18 +337,33 @@ static void atfork_parent(void)
     pt_names_unlock_local();
 }
 
-/* The child: only the forking thread exists; streams created with
- * POSIX_TRACE_CLOSE_FOR_CHILD stop being recorded into, inherited ones go on
- * with the child's pid in fresh writer slots. */
-static void atfork_child(void)
+/* The registry after a fork: only this thread's entry, with its new tid
+ * (the copy of the others' is wiped on fork, or was copied). */
+void pt_registry_child(void)
 {
-    pt_inbox_fork_private();
-    pt_pid = (uint32_t)getpid();
     uint32_t self = tls_index;
-    for (uint32_t k = 0; k < PT_MAX_THREADS; k++) {
+    for (uint32_t k = 0; k < PT_MAX_THREADS - 1; k++) {
         if (k + 1 != self)
             atomic_store(&pt_threads[k].used, 0);
     }
+    if (self != 0 && self < PT_MAX_THREADS) {
+        struct pt_thread *t = &pt_threads[self - 1];
+        atomic_store(&t->used, 1);
+        t->tid = (uint32_t)syscall(SYS_gettid);
+    }
+    atomic_store(&pt_threads[PT_MAX_THREADS - 1].used, 1); /* the live mark */
+}
+
+/* A forked child, with the names and attachment locks held (dropped here):
+ * only the forking thread exists; streams created with
+ * POSIX_TRACE_CLOSE_FOR_CHILD stop being recorded into, inherited ones go on
+ * with the child's pid in fresh writer slots. Also a raw clone child's
+ * (clone.c), which has the page private already. */
+void pt_process_child(void)
+{
+    pt_inbox_fork_private();
+    pt_pid = (uint32_t)getpid();
+    pt_registry_child();
     for (uint32_t i = 0; i < PT_MAX_ATTACH; i++) {
         struct pt_shm *s = atomic_load(&pt_att[i].shm);
         if (s == NULL)
@@ -333,12 +384,18 @@ static void atfork_child(void)
     pt_names_unlock_local();
 }
 
+static void atfork_child(void)
+{
+    pt_process_child();
+}
+
 __attribute__((constructor)) void pt_process_init(void)
 {
     static int done;
     if (done)
         return;
     done = 1;
+    pt_registry_init();
     pt_pid = (uint32_t)getpid();
     pthread_key_create(&exit_key, thread_exit);
     pthread_atfork(atfork_prepare, atfork_parent, atfork_child);

@@ -15,6 +15,8 @@
 #include "internal.h"
 #include <posixtrace/events.h>
 #include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
 
 void pt_wake_readers(struct pt_shm *s)
 {
@@ -159,11 +161,16 @@ static struct pt_rec *rec_at_pos(struct pt_shm *s, uint64_t pos)
     return (struct pt_rec *)((char *)s + pos);
 }
 
-/* Close the current chunk and continue in a new one. False: no space. */
-static bool switch_chunk(struct pt_shm *s, struct pt_slot *sl, uint64_t ts)
+/* Close the current chunk and continue in a new one, for thread t (NULL: a
+ * controller's slot). False: no space, or a raw thread shares t's slot. */
+static bool switch_chunk(struct pt_shm *s, struct pt_slot *sl, struct pt_thread *t, uint64_t ts)
 {
     if (unlikely(pt_shm_ctrl_dead(s))) {
         pt_inbox_ring_self(); /* the next event detaches the stream */
+        return false;
+    }
+    if (t != NULL && unlikely(pt_thread_foreign(t))) {
+        pt_thread_shared_seen(s, sl, t); /* clone.c */
         return false;
     }
     uint32_t old = sl->wchunk;
@@ -230,9 +237,9 @@ static void write_anchor(struct pt_shm *s, struct pt_slot *sl)
 }
 
 /* The general case: chunk switch and anchors as needed. */
-static bool write_event(struct pt_shm *s, struct pt_slot *sl, trace_event_id_t id,
-                        uint64_t ts, const void *data, uint32_t len, uint64_t addr,
-                        uint32_t rflags)
+static bool write_event(struct pt_shm *s, struct pt_slot *sl, struct pt_thread *t,
+                        trace_event_id_t id, uint64_t ts, const void *data, uint32_t len,
+                        uint64_t addr, uint32_t rflags)
 {
     uint32_t size = PT_REC_HDR + pt_round8(len);
     bool tsc = s->clock_mode == PT_CLOCK_TSC;
@@ -241,7 +248,7 @@ static bool write_event(struct pt_shm *s, struct pt_slot *sl, trace_event_id_t i
         announce(s, sl->wpos, ts); /* before the chunk switch or the anchor */
     uint64_t need = size + (anchor && tsc ? PT_REC_HDR : 0);
     if (sl->wpos + need > sl->wend) {
-        if (!switch_chunk(s, sl, ts)) {
+        if (!switch_chunk(s, sl, t, ts)) {
             if (sl->wchunk != PT_NONE) /* withdraw the announcement */
                 atomic_store_explicit(&rec_at_pos(s, sl->wpos)->commit, 0,
                                       memory_order_release);
@@ -345,6 +352,32 @@ static bool filtered(struct pt_shm *s, trace_event_id_t id)
     return (atomic_load_explicit(&s->filter[id >> 6], memory_order_relaxed) >> (id & 63)) & 1;
 }
 
+/* Before thread t takes a slot in stream s (attachment att): a raw clone
+ * child becomes a process of its own first (it may lose s: a stream not
+ * inherited); an entry a raw thread shares takes no slot (clone.c); a vfork
+ * child takes inherited streams only. False: no event recorded. */
+static bool may_acquire(struct pt_shm *s, int att, struct pt_thread *t)
+{
+    if (unlikely(!pt_registry_live())) {
+        pt_clone_adopt();
+        if (atomic_load_explicit(&pt_att[att].shm, memory_order_relaxed) != s)
+            return false; /* not inherited */
+        t->epoch[att] = pt_att[att].epoch;
+    }
+    if (unlikely(pt_clone_lost)) {
+        if (s->inheritance == POSIX_TRACE_INHERITED)
+            pt_note_loss(s, 1, EAGAIN);
+        return false;
+    }
+    if (unlikely(atomic_load_explicit(&t->shared, memory_order_relaxed))) {
+        if ((uint32_t)syscall(SYS_gettid) == t->tid)
+            pt_thread_forget(); /* this thread's next event takes a new entry */
+        pt_note_loss(s, 1, 0);
+        return false;
+    }
+    return pt_writer_takes(s);
+}
+
 /* Record one event into stream s (attachment att) from thread t, which is
  * marked busy (t->nest >= 1). */
 static void record_one(struct pt_shm *s, int att, struct pt_thread *t, trace_event_id_t id,
@@ -372,7 +405,7 @@ static void record_one(struct pt_shm *s, int att, struct pt_thread *t, trace_eve
         t->epoch[att] = pt_att[att].epoch;
     }
     uint16_t v = t->slot[att][level];
-    if (unlikely(v == 0) && !pt_writer_takes(s))
+    if (unlikely(v == 0) && !may_acquire(s, att, t))
         return;
     struct pt_slot *sl = v ? &pt_slots(s)[v - 1] : acquire_slot(s, t, (uint32_t)att, level);
     if (sl == NULL) {
@@ -388,7 +421,7 @@ static void record_one(struct pt_shm *s, int att, struct pt_thread *t, trace_eve
     uint64_t ts = pt_ticks(s->clock_mode);
     if (t0 != 0)
         put_duration(s, ts, t0, data);
-    if (!write_event(s, sl, id, ts, data, (uint32_t)len, addr, rflags)) {
+    if (!write_event(s, sl, t, id, ts, data, (uint32_t)len, addr, rflags)) {
         pt_note_loss(s, 1, 0);
         return;
     }
@@ -467,7 +500,7 @@ static inline bool record_fast(struct pt_shm *s, uint32_t att, struct pt_thread 
         put_duration(s, ts, t0, data);
     uint32_t size = PT_REC_HDR + pt_round8(len);
     if (unlikely(ts - sl->anchor_ts >= PT_ANCHOR_TICKS || sl->wpos + size > sl->wend)) {
-        if (!write_event(s, sl, id, ts, data, (uint32_t)len, addr, 0))
+        if (!write_event(s, sl, t, id, ts, data, (uint32_t)len, addr, 0))
             pt_note_loss(s, 1, 0);
     } else {
         put_record(s, sl, PT_REC_EVENT, id, ts, addr, data, (uint32_t)len, 0);
@@ -651,7 +684,7 @@ void pt_record_ctl(struct pt_shm *s, uint32_t *slot, uint32_t pid, trace_event_i
     }
     if (len > PT_SYS_DATA_MAX)
         len = PT_SYS_DATA_MAX;
-    if (!write_event(s, sl, id, pt_ticks(s->clock_mode), data, (uint32_t)len, addr, 0))
+    if (!write_event(s, sl, NULL, id, pt_ticks(s->clock_mode), data, (uint32_t)len, addr, 0))
         pt_note_loss(s, 1, 0);
     pt_wake_readers(s);
 }

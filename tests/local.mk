@@ -255,3 +255,10 @@ check_PROGRAMS += tests/t025_shrink
 tests_t025_shrink_SOURCES = tests/t025_shrink.c tests/tcommon.h tests/xproc.h
 tests_t025_shrink_LDADD = $(TEST_LDADD)
 tests_t025_shrink_LDFLAGS = $(TEST_LDFLAGS)
+
+# children and threads made by a raw clone system call (tests/test_rawclone.py)
+check_PROGRAMS += tests/t110_rawclone
+tests_t110_rawclone_SOURCES = tests/t110_rawclone.c tests/tcommon.h
+tests_t110_rawclone_LDADD = $(TEST_LDADD)
+tests_t110_rawclone_LDFLAGS = $(TEST_LDFLAGS)
+EXTRA_DIST += tests/test_rawclone.py

@@ -1,0 +1,120 @@
+/*
+ * Children and threads made by a raw clone system call, which runs no
+ * pthread_atfork handler (doc/design.md, "Raw clone children").
+ *
+ * A child with memory of its own (no CLONE_VM) starts with copies of
+ * everything the recording path reads: the cached pid, the thread's
+ * tls_index, the registry entry and its slots, and the shared mappings of
+ * the streams and of the inbox. The registry (pt_threads) is therefore kept
+ * in a private anonymous mapping marked MADV_WIPEONFORK: in such a child it
+ * reads as zeros, so the fast path's own loads (the entry's slot and epoch)
+ * send its first event to the general path, where the slot acquisition
+ * (and the doorbell's answer) see the registry's live mark gone and make the
+ * child a process of its own, as the fork handler would have. It costs the
+ * recording path nothing: the registry stays at its link-time address.
+ *
+ * A raw thread (CLONE_VM without CLONE_SETTLS) shares its parent thread's
+ * TLS, hence its registry entry and slots: nothing in memory tells the two
+ * apart. At every PT_TID_CHECK_EVERY-th chunk switch of an entry the
+ * switching thread compares its tid with the one that claimed the entry;
+ * a foreign one counts the chunk's events lost (EBADMSG: they may be
+ * damaged) and marks the entry shared: from then on its events take the
+ * general path, where the claiming thread moves to a new entry and any
+ * other counts its events lost.
+ */
+#include "internal.h"
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+#define PT_TID_CHECK_EVERY 8u /* a gettid() costs about 100 ns; a chunk ~80 events */
+
+int pt_clone_lost;
+
+/* At start-up, before any thread claims an entry. Without MADV_WIPEONFORK
+ * (Linux < 4.14) the mark survives a raw clone: such a child is not told
+ * apart (the limit stays as it was). */
+void pt_registry_init(void)
+{
+    void *p = mmap(pt_threads, sizeof pt_threads, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+    if (p != MAP_FAILED)
+        madvise(p, sizeof pt_threads, MADV_WIPEONFORK);
+    atomic_store(&pt_threads[PT_MAX_THREADS - 1].used, 1); /* the live mark */
+}
+
+/* The locks a fork's handlers hold across it, taken without waiting: the
+ * child has one thread, so a lock it finds held was held by a thread of the
+ * parent at the clone, which does not exist here, in the middle of changing
+ * what it guards. */
+static bool take_fork_locks(void)
+{
+    bool names = pt_names_lock_try();
+    bool att = pt_att_lock_try();
+    bool handles = pt_handles_lock_try();
+    bool want = pt_want_lock_try();
+    if (names && att && handles && want)
+        return true;
+    if (handles)
+        pt_handles_atfork_child(); /* the parent's identifiers go; drops it */
+    if (att)
+        pt_att_lock_drop();
+    if (names)
+        pt_names_unlock_local();
+    return false;
+}
+
+/* Adoption is impossible: the child records nothing and counts every event
+ * of an inherited stream as lost (EAGAIN), since a stream in the middle of
+ * being attached or detached cannot be trusted. It keeps no inbox: no
+ * controller can reach it. */
+static void adopt_lost(void)
+{
+    pt_inbox_fork_private();
+    pt_inbox_forget();
+    pt_pid = (uint32_t)syscall(SYS_getpid);
+    pt_registry_child();
+    pt_clone_lost = 1;
+}
+
+/* A raw clone child's first slow path: become a process of our own, as the
+ * fork handlers would have made us (process.c: pt_process_child), before
+ * anything is written into the parent's inbox or slots. A signal handler
+ * that interrupts this and records counts its event lost (busy). */
+void pt_clone_adopt(void)
+{
+    static int busy;
+    if (pt_registry_live() || busy)
+        return;
+    busy = 1;
+    int saved = errno;
+    if (take_fork_locks())
+        pt_process_child();
+    else
+        adopt_lost();
+    errno = saved;
+    busy = 0;
+}
+
+/* At a chunk switch of t's slot: is the thread switching not the one that
+ * claimed t (a raw thread on the same TLS)? One gettid() every few
+ * switches of the entry. */
+bool pt_thread_foreign(struct pt_thread *t)
+{
+    if (++t->switches % PT_TID_CHECK_EVERY != 0)
+        return false;
+    return (uint32_t)syscall(SYS_gettid) != t->tid;
+}
+
+/* A raw thread was caught on t's slot sl in stream s: both threads wrote
+ * that chunk at once, so its events count as lost, with EBADMSG (its
+ * records may be damaged: the reader reports what it cannot parse the same
+ * way). No slot of t is used again: the slots stay as they are, owned, since
+ * the other thread may be writing (the reaper frees them with the process). */
+void pt_thread_shared_seen(struct pt_shm *s, struct pt_slot *sl, struct pt_thread *t)
+{
+    pt_note_loss(s, sl->nrec != 0 ? sl->nrec : 1, EBADMSG);
+    atomic_store(&t->shared, 1);
+    memset(t->slot, 0, sizeof t->slot);
+}
