@@ -521,9 +521,10 @@ static void attach_entry(int i, const struct pt_inbox_ent *e)
     pt_attach_set(i, s, size, e->key, 0);
     pt_att[i].alive = alive;
     if (pt_att_ctrl_dead(i)) {
-        unmap_alive(i);
-        pt_attach_remove_locked(i);
-        pt_shm_unmap(s, size);
+        if (pt_attach_remove_locked(i)) { /* else a writer may still touch them */
+            unmap_alive(i);
+            pt_shm_unmap(s, size);
+        }
         pt_inbox_free(i);
         return;
     }
@@ -537,9 +538,10 @@ static void detach(int i)
     struct pt_shm *s = atomic_load(&pt_att[i].shm);
     size_t size = pt_att[i].map_size;
     member_leave(s, i);
-    pt_attach_remove_locked(i);
-    unmap_alive(i);
-    pt_shm_unmap(s, size);
+    if (pt_attach_remove_locked(i)) { /* else a writer may still touch them */
+        unmap_alive(i);
+        pt_shm_unmap(s, size);
+    }
     pt_inbox_free(i);
 }
 

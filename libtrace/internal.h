@@ -97,8 +97,11 @@ void pt_att_lock_drop(void);
 void pt_process_init(void);
 struct pt_thread *pt_thread_self(void);          /* NULL if none free */
 void pt_attach_set(int idx, struct pt_shm *shm, size_t size, uint64_t key, int own);
-void pt_attach_remove(int idx);                   /* waits for writers, then forgets */
-void pt_attach_remove_locked(int idx);            /* the same, pt_att_lock held */
+/* Waits for this process's writers (2 s at most), then forgets the stream:
+ * false when one is still recording after that, and its memory must stay
+ * mapped (process.c, grace_period). */
+bool pt_attach_remove(int idx);
+bool pt_attach_remove_locked(int idx);            /* the same, pt_att_lock held */
 void pt_release_all_slots(void);                  /* before exec: every thread's slots */
 void pt_thread_release_slots(struct pt_thread *t);
 void pt_want_update(void);                        /* after running/filter changes */

@@ -265,52 +265,80 @@ void pt_attach_set(int idx, struct pt_shm *shm, size_t size, uint64_t key, int o
     atomic_fetch_or(&pt_att_mask, UINT64_C(1) << idx);
 }
 
-/* Wait until no other thread is inside the recording path. */
-static void grace_period(void)
+/* A thread still inside the recording path after this long is not coming
+ * out (a raw thread that shared its entry left its nesting count wrong, a
+ * thread gone in the middle: clone.c): its stream's memory is not unmapped. */
+#define PT_GRACE_MAX_NS 2000000000LL
+
+static int64_t grace_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
+}
+
+/* Whether thread entry t is out of the recording path, or has finished the
+ * call it was in (its count of completed calls moved from `calls`). */
+static bool thread_quiet(struct pt_thread *t, uint32_t calls)
+{
+    return atomic_load_explicit(&t->nest, memory_order_acquire) == 0 ||
+           atomic_load_explicit(&t->calls, memory_order_acquire) != calls;
+}
+
+/* Wait until no other thread is inside the recording path: true, or false
+ * after PT_GRACE_MAX_NS in all with one still inside. */
+static bool grace_period(void)
 {
     if (have_membarrier)
         syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
     else
         atomic_thread_fence(memory_order_seq_cst);
     uint32_t self = tls_index;
+    int64_t deadline = 0;
     for (uint32_t k = 0; k < PT_MAX_THREADS; k++) {
         struct pt_thread *t = &pt_threads[k];
         if (k + 1 == self || atomic_load(&t->used) == 0)
             continue;
-        /* done when the thread is out of the recording path, or has finished
-         * the call it was in (its count of completed calls moved) */
         uint32_t calls = atomic_load_explicit(&t->calls, memory_order_acquire);
-        for (unsigned spin = 0; atomic_load_explicit(&t->nest, memory_order_acquire) != 0 &&
-                                atomic_load_explicit(&t->calls, memory_order_acquire) == calls;
-             spin++) {
-            if (spin > 1000)
-                sched_yield();
+        for (unsigned spin = 0; !thread_quiet(t, calls); spin++) {
+            if (spin < 1000)
+                continue;
+            sched_yield();
+            if (spin % 1024 != 0)
+                continue;
+            int64_t now = grace_now();
+            if (deadline == 0)
+                deadline = now + PT_GRACE_MAX_NS;
+            else if (now > deadline)
+                return false;
         }
     }
+    return true;
 }
 
 /* Every recording call of this process that began before now has ended. */
 void pt_quiesce_writers(void)
 {
-    grace_period();
+    (void)grace_period();
 }
 
-void pt_attach_remove_locked(int idx)
+bool pt_attach_remove_locked(int idx)
 {
     atomic_fetch_and(&pt_att_mask, ~(UINT64_C(1) << idx));
     atomic_store(&pt_att[idx].running, 0);
     atomic_store_explicit(&pt_att[idx].shm, NULL, memory_order_release);
     pt_want_update();
-    grace_period();
+    return grace_period();
 }
 
 /* A stream this process created goes: its attachment and inbox entry. */
-void pt_attach_remove(int idx)
+bool pt_attach_remove(int idx)
 {
     pt_att_lock_take();
-    pt_attach_remove_locked(idx);
+    bool quiet = pt_attach_remove_locked(idx);
     pt_inbox_free(idx);
     pt_att_lock_drop();
+    return quiet;
 }
 
 /* Before exec: the new image takes new slots; ours become orphans that the

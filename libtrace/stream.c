@@ -133,9 +133,8 @@ static int create_stream(const trace_attr_t *attr, int fd, const struct pt_targe
         int named = s->named, watched = s->watched;
         uint64_t key = s->key;
         atomic_store(&s->state, PT_ST_SHUTDOWN); /* a posted target lets go */
-        if (att >= 0)
-            pt_attach_remove(att);
-        pt_shm_unmap(s, size);
+        if (att < 0 || pt_attach_remove(att)) /* else a writer may still touch it */
+            pt_shm_unmap(s, size);
         pt_shm_close_backing(named, key, mfd);
         if (named && watched)
             pt_keeper_alive_named_done();
@@ -328,11 +327,11 @@ PT_API int posix_trace_shutdown(trace_id_t trid)
     pt_handle_wait_last(h);
     if (h->log != NULL)
         rc = pt_flush_close(h);
-    if (h->att >= 0)
-        pt_attach_remove(h->att);
+    bool quiet = h->att < 0 || pt_attach_remove(h->att);
     int named = s->named;
     uint64_t key = s->key;
-    pt_shm_unmap(s, h->map_size);
+    if (quiet) /* else a writer still inside may touch it: leave it mapped */
+        pt_shm_unmap(s, h->map_size);
     pt_shm_close_backing(named, key, h->fd);
     if (named)
         pt_keeper_alive_named_done();
