@@ -89,8 +89,8 @@ static void trunc_own_maps(void)
         fclose(f);
 }
 
-/* The /dev/shm objects of streams of controller pid (another user's; 0: of
- * any controller). */
+/* The /dev/shm objects of streams (posixtrace-PID-START-KEY, libtrace/shm.c)
+ * of controller pid (another user's; 0: of any controller). */
 static void trunc_named(pid_t pid)
 {
     char pfx[64], path[300];
@@ -98,8 +98,12 @@ static void trunc_named(pid_t pid)
     DIR *d = opendir("/dev/shm");
     struct dirent *e;
     while (d != NULL && (e = readdir(d)) != NULL) {
-        if (strncmp(e->d_name, pfx, strlen(pfx)) != 0 || strstr(e->d_name, "alive") != NULL)
-            continue;
+        unsigned p, n;
+        unsigned long long start, key;
+        if (strncmp(e->d_name, pfx, strlen(pfx)) != 0 || strstr(e->d_name, "alive") != NULL ||
+            sscanf(e->d_name, "posixtrace-%u-%llu-%llx%n", &p, &start, &key, &n) != 3 ||
+            e->d_name[n] != 0)
+            continue; /* not a stream (e.g. a benchmark's log, posixtrace-bench-PID.log) */
         snprintf(path, sizeof path, "/dev/shm/%.255s", e->d_name);
         trunc_path("named", path, "posixtrace-PID-START-KEY");
     }

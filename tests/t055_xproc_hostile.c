@@ -31,11 +31,7 @@ static uint64_t g_rng;
 
 static uint64_t rnd(void)
 {
-    /* xorshift64* */
-    g_rng ^= g_rng >> 12;
-    g_rng ^= g_rng << 25;
-    g_rng ^= g_rng >> 27;
-    return g_rng * 2685821657736338717ULL;
+    return tc_rnd(&g_rng);
 }
 
 /* The stream's mappings in this process: [lo, hi) ranges. */

@@ -44,10 +44,7 @@ static uint64_t g_rng = 88172645463325252ULL;
 
 static uint64_t rnd(void)
 {
-    g_rng ^= g_rng >> 12;
-    g_rng ^= g_rng << 25;
-    g_rng ^= g_rng >> 27;
-    return g_rng * 2685821657736338717ULL;
+    return tc_rnd(&g_rng);
 }
 
 /* ---- the hostile target ---- */

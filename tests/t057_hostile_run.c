@@ -51,10 +51,7 @@ static pid_t g_ctrl;       /* posixtrace-run */
 
 static uint64_t rnd(void)
 {
-    g_rng ^= g_rng >> 12; /* xorshift64* */
-    g_rng ^= g_rng << 25;
-    g_rng ^= g_rng >> 27;
-    return g_rng * 2685821657736338717ULL;
+    return tc_rnd(&g_rng);
 }
 
 /* ---- the memory shared with the controller ---- */

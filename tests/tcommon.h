@@ -114,6 +114,15 @@ static inline struct timespec tc_ns_ts(int64_t ns)
     return ts;
 }
 
+/* ---- a PRNG for tests that scribble (xorshift64*): reproducible by seed ---- */
+static inline uint64_t tc_rnd(uint64_t *state)
+{
+    *state ^= *state >> 12;
+    *state ^= *state << 25;
+    *state ^= *state >> 27;
+    return *state * 2685821657736338717ULL;
+}
+
 static inline void tc_sleep_ms(long ms)
 {
     struct timespec ts = { ms / 1000, (ms % 1000) * 1000000L };
