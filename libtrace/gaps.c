@@ -14,15 +14,6 @@
 #include "internal.h"
 #include "pt_bounds.h"
 
-#include <time.h>
-
-static int64_t mono_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000 + ts.tv_nsec;
-}
-
 /* Whether n events can have been lost since the last look: a lost event
  * costs its writer at least a nanosecond, and a stream has PT_NSLOTS
  * writers, so at most PT_NSLOTS per nanosecond since then (since the
@@ -30,12 +21,10 @@ static int64_t mono_ns(void)
  * and never more than PT_LOST_MAX (pt_bounds.h). */
 bool pt_loss_plausible(struct pt_handle *h, uint64_t n)
 {
-    int64_t now = mono_ns();
+    int64_t now = pt_monotonic_ns();
     if (h->loss_seen_ns == 0) {
-        struct timespec rt;
-        clock_gettime(CLOCK_REALTIME, &rt);
-        int64_t age = (int64_t)(rt.tv_sec - h->shm->create_sec) * 1000000000 +
-                      (rt.tv_nsec - h->shm->create_nsec);
+        int64_t created = h->shm->create_sec * 1000000000 + h->shm->create_nsec;
+        int64_t age = pt_realtime_ns() - created;
         h->loss_seen_ns = now - (age > 0 ? age : 0);
     }
     uint64_t since = (uint64_t)(now - h->loss_seen_ns) + 1000000000u;

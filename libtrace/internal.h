@@ -362,7 +362,7 @@ struct pt_handle {
     struct pt_synth synth[PT_RD_SYNTH_MAX];
     int nsynth, synth_pos;
     uint64_t lost_reported;   /* lost events already reported in OVERFLOW events */
-    int64_t loss_seen_ns;     /* CLOCK_MONOTONIC of the last loss check (gaps.c), 0: none */
+    int64_t loss_seen_ns;     /* pt_monotonic_ns() at the last loss check (gaps.c), 0: none */
     uint64_t status_lost;     /* the lost count of the log's STATUS blocks (gaps.c) */
     int stop_reported;        /* STOP(auto) reported for the current fill */
     double ticks_per_ns;

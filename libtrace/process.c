@@ -270,13 +270,6 @@ void pt_attach_set(int idx, struct pt_shm *shm, size_t size, uint64_t key, int o
  * thread gone in the middle: clone.c): its stream's memory is not unmapped. */
 #define PT_GRACE_MAX_NS 2000000000LL
 
-static int64_t grace_now(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (int64_t)ts.tv_sec * 1000000000LL + ts.tv_nsec;
-}
-
 /* Whether thread entry t is out of the recording path, or has finished the
  * call it was in (its count of completed calls moved from `calls`). */
 static bool thread_quiet(struct pt_thread *t, uint32_t calls)
@@ -306,7 +299,7 @@ static bool grace_period(void)
             sched_yield();
             if (spin % 1024 != 0)
                 continue;
-            int64_t now = grace_now();
+            int64_t now = pt_monotonic_ns();
             if (deadline == 0)
                 deadline = now + PT_GRACE_MAX_NS;
             else if (now > deadline)
