@@ -15,14 +15,9 @@ static pthread_mutex_t hlock = PTHREAD_MUTEX_INITIALIZER;
 
 void pt_handles_atfork_prepare(void) { pthread_mutex_lock(&hlock); }
 void pt_handles_atfork_parent(void) { pthread_mutex_unlock(&hlock); }
-/* A raw clone child (clone.c), which has one thread: false if a thread of
- * the parent held it (then it is made usable again). */
 bool pt_handles_lock_try(void)
 {
-    if (pthread_mutex_trylock(&hlock) == 0)
-        return true;
-    pthread_mutex_init(&hlock, NULL);
-    return false;
+    return pt_mutex_take_or_reset(&hlock);
 }
 
 /* In a child, the parent's identifiers are invalid: drop them, closing the

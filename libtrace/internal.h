@@ -111,6 +111,16 @@ uint32_t pt_writer_id(uint64_t *start);           /* pid, start time for a new s
 bool pt_writer_takes(const struct pt_shm *s);     /* false: a vfork child, stream not inherited */
 void pt_process_child(void);                      /* a forked child's setup; names, att locks held */
 void pt_thread_forget(void);                      /* this thread's next event claims a new entry */
+/* For a raw clone child (clone.c), which has one thread: take m without
+ * waiting; false if a thread of the parent held it at the clone (it does not
+ * exist here), and m is then made usable again, not taken. */
+static inline bool pt_mutex_take_or_reset(pthread_mutex_t *m)
+{
+    if (pthread_mutex_trylock(m) == 0)
+        return true;
+    pthread_mutex_init(m, NULL);
+    return false;
+}
 bool pt_att_lock_try(void);
 bool pt_want_lock_try(void);                      /* taken and dropped: false if held */
 

@@ -42,14 +42,10 @@ void pt_names_lock_local(void)
     pt_tls_cfg++;
 }
 
-/* A raw clone child (clone.c), which has one thread: false if a thread of
- * the parent held it (then it is made usable again). */
 bool pt_names_lock_try(void)
 {
-    if (pthread_mutex_trylock(&local_lock) != 0) {
-        pthread_mutex_init(&local_lock, NULL);
+    if (!pt_mutex_take_or_reset(&local_lock))
         return false;
-    }
     pt_tls_cfg++;
     return true;
 }

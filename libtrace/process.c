@@ -43,14 +43,10 @@ void pt_att_lock_drop(void)
     pthread_mutex_unlock(&pt_att_lock);
 }
 
-/* A raw clone child (clone.c), which has one thread: false if a thread of
- * the parent held it (then it is made usable again). */
 bool pt_att_lock_try(void)
 {
-    if (pthread_mutex_trylock(&pt_att_lock) != 0) {
-        pthread_mutex_init(&pt_att_lock, NULL);
+    if (!pt_mutex_take_or_reset(&pt_att_lock))
         return false;
-    }
     pt_tls_cfg++;
     return true;
 }
@@ -195,14 +191,10 @@ bool pt_writer_takes(const struct pt_shm *s)
  * reads 0, and the doorbell bits are left alone. Racing updates are serialized. */
 static pthread_mutex_t want_lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* A raw clone child (clone.c), which has one thread: false if a thread of
- * the parent held the lock (then it is made usable again). */
 bool pt_want_lock_try(void)
 {
-    if (pthread_mutex_trylock(&want_lock) != 0) {
-        pthread_mutex_init(&want_lock, NULL);
+    if (!pt_mutex_take_or_reset(&want_lock))
         return false;
-    }
     pthread_mutex_unlock(&want_lock);
     return true;
 }
