@@ -74,19 +74,16 @@ static void trunc_ctrl_fds(pid_t pid)
 /* This process's own mapping of the stream (and of the alive page). */
 static void trunc_own_maps(void)
 {
-    FILE *f = fopen("/proc/self/maps", "r");
-    char line[512], path[128];
-    while (f != NULL && fgets(line, sizeof line, f) != NULL) {
-        unsigned long a, b;
-        char *m = strstr(line, "/memfd:posixtrace:");
-        if (m == NULL || sscanf(line, "%lx-%lx", &a, &b) != 2)
-            continue;
-        m[strcspn(m, " \n")] = '\0';
-        snprintf(path, sizeof path, "/proc/self/map_files/%lx-%lx", a, b);
-        trunc_path("own-map", path, m + 7);
+    struct tc_map m[16];
+    char path[128];
+    int n = tc_find_maps("/memfd:posixtrace:", NULL, m, 16);
+    for (int i = 0; i < n; i++) {
+        char *name = strstr(m[i].path, "/memfd:posixtrace:");
+        name[strcspn(name, " ")] = '\0'; /* " (deleted)" */
+        snprintf(path, sizeof path, "/proc/self/map_files/%lx-%lx", (unsigned long)m[i].lo,
+                 (unsigned long)m[i].hi);
+        trunc_path("own-map", path, name + 7);
     }
-    if (f != NULL)
-        fclose(f);
 }
 
 /* The /dev/shm objects of streams (posixtrace-PID-START-KEY, libtrace/shm.c)
@@ -132,14 +129,8 @@ static void rec(long n)
 static void wait_mapped(void)
 {
     for (int i = 0; i < 1000; i++) {
-        FILE *f = fopen("/proc/self/maps", "r");
-        char line[512];
-        int found = 0;
-        while (f != NULL && !found && fgets(line, sizeof line, f) != NULL)
-            found = strstr(line, "posixtrace:") != NULL || strstr(line, "/posixtrace-") != NULL;
-        if (f != NULL)
-            fclose(f);
-        if (found)
+        struct tc_map m[1];
+        if (tc_find_maps("posixtrace:", NULL, m, 1) + tc_find_maps("/posixtrace-", NULL, m, 1) > 0)
             return;
         posix_trace_event(wait_ev, NULL, 0);
         tc_sleep_ms(10);

@@ -34,25 +34,18 @@ static uint64_t rnd(void)
     return tc_rnd(&g_rng);
 }
 
-/* The stream's mappings in this process: [lo, hi) ranges. */
+/* The stream's writable mappings in this process: [lo, hi) ranges. */
 static int find_maps(uintptr_t lo[], uintptr_t hi[], int max)
 {
-    FILE *f = fopen("/proc/self/maps", "r");
-    if (f == NULL)
-        return 0;
-    char line[512];
-    int n = 0;
-    while (n < max && fgets(line, sizeof line, f) != NULL) {
-        if (strstr(line, "posixtrace:xphostile") == NULL || strstr(line, "rw") == NULL)
-            continue;
-        unsigned long a, b;
-        if (sscanf(line, "%lx-%lx", &a, &b) == 2) {
-            lo[n] = a;
-            hi[n] = b;
+    struct tc_map m[8];
+    int n = 0, k = tc_find_maps("posixtrace:xphostile", NULL, m, 8);
+    for (int i = 0; i < k && n < max; i++) {
+        if (m[i].perms[0] == 'r' && m[i].perms[1] == 'w') {
+            lo[n] = m[i].lo;
+            hi[n] = m[i].hi;
             n++;
         }
     }
-    fclose(f);
     return n;
 }
 

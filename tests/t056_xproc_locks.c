@@ -52,19 +52,12 @@ static uint64_t rnd(void)
 /* The stream "xplocks" as mapped here (its mapping at file offset 0). */
 static struct pt_shm *find_stream(void)
 {
-    FILE *f = fopen("/proc/self/maps", "r");
-    if (f == NULL)
-        return NULL;
-    char line[512];
-    unsigned long a = 0, off = 1;
-    while (fgets(line, sizeof line, f) != NULL) {
-        if (strstr(line, "posixtrace:xplocks") != NULL &&
-            sscanf(line, "%lx-%*x %*s %lx", &a, &off) == 2 && off == 0)
-            break;
-        a = 0;
-    }
-    fclose(f);
-    return (struct pt_shm *)a;
+    struct tc_map m[8];
+    int n = tc_find_maps("posixtrace:xplocks", NULL, m, 8);
+    for (int i = 0; i < n; i++)
+        if (m[i].off == 0)
+            return (struct pt_shm *)m[i].lo;
+    return NULL;
 }
 
 static struct pt_inbox *inbox(void)

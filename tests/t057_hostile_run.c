@@ -65,24 +65,17 @@ struct region {
  * objects "posixtrace-PID-..."), not the controller's alive page. */
 static int stream_regions(struct region *r, int max)
 {
-    FILE *f = fopen("/proc/self/maps", "r");
-    if (f == NULL)
-        return 0;
-    char line[512];
+    struct tc_map m[32];
+    int k = tc_find_maps("/memfd:posixtrace:", NULL, m, 32);
+    k += tc_find_maps("/dev/shm/posixtrace-", "posixtrace-alive", m + k, 32 - k);
     int n = 0;
-    while (n < max && fgets(line, sizeof line, f) != NULL) {
-        unsigned long a, b;
-        char perms[8];
-        bool stream = strstr(line, "/memfd:posixtrace:") != NULL ||
-                      (strstr(line, "/dev/shm/posixtrace-") != NULL &&
-                       strstr(line, "posixtrace-alive") == NULL);
-        if (stream && sscanf(line, "%lx-%lx %7s", &a, &b, perms) == 3 && perms[1] == 'w') {
-            r[n].p = (unsigned char *)a;
-            r[n].size = b - a;
+    for (int i = 0; i < k && n < max; i++) {
+        if (m[i].perms[1] == 'w') {
+            r[n].p = (unsigned char *)m[i].lo;
+            r[n].size = m[i].hi - m[i].lo;
             n++;
         }
     }
-    fclose(f);
     return n;
 }
 

@@ -114,6 +114,39 @@ static inline struct timespec tc_ns_ts(int64_t ns)
     return ts;
 }
 
+/* ---- this process's mappings (/proc/self/maps) ---- */
+struct tc_map {
+    uintptr_t lo, hi;
+    unsigned long off;  /* offset in the mapped object */
+    char perms[8];      /* "rw-s" ... */
+    char path[256];     /* "" for an anonymous mapping */
+};
+
+/* The mappings (at most max, in address order) whose path contains `has`
+ * and, unless NULL, not `hasnt`: their number (0 if maps cannot be read). */
+static inline int tc_find_maps(const char *has, const char *hasnt, struct tc_map *out, int max)
+{
+    FILE *f = fopen("/proc/self/maps", "r");
+    if (f == NULL)
+        return 0;
+    char line[512];
+    int n = 0;
+    while (n < max && fgets(line, sizeof line, f) != NULL) {
+        struct tc_map *m = &out[n];
+        unsigned long a, b;
+        m->path[0] = '\0';
+        if (sscanf(line, "%lx-%lx %7s %lx %*s %*s %255[^\n]", &a, &b, m->perms, &m->off,
+                   m->path) < 4 ||
+            strstr(m->path, has) == NULL || (hasnt != NULL && strstr(m->path, hasnt) != NULL))
+            continue;
+        m->lo = a;
+        m->hi = b;
+        n++;
+    }
+    fclose(f);
+    return n;
+}
+
 /* ---- a PRNG for tests that scribble (xorshift64*): reproducible by seed ---- */
 static inline uint64_t tc_rnd(uint64_t *state)
 {
