@@ -26,13 +26,6 @@ static uint64_t final_end(const struct pt_logr *l)
     return l->status_seq + tail;
 }
 
-/* The block positions of a circular log, as lr_scan reads them. */
-static uint64_t loop_positions(const struct lr_header *h)
-{
-    uint64_t n = h->log_size > LR_HDR_SIZE ? (h->log_size - LR_HDR_SIZE) / h->block_size : 0;
-    return n < LR_MIN_LOOP_POS ? LR_MIN_LOOP_POS : n;
-}
-
 /* all: the n valid blocks by seq, one per seq; bad: the invalid blocks found
  * in the file. Sets l->missing and l->closed. */
 void lr_gaps(struct pt_logr *l, const struct lr_block *all, size_t n, long long bad)
@@ -41,8 +34,8 @@ void lr_gaps(struct pt_logr *l, const struct lr_block *all, size_t n, long long 
     l->closed = end != 0 && end >= newest;
     if (!l->closed)
         end = newest;
-    if ((l->h.flags & 1u) && end > loop_positions(&l->h))
-        lo = end - loop_positions(&l->h) + 1;
+    if ((l->h.flags & 1u) && end > lr_loop_positions(&l->h))
+        lo = end - lr_loop_positions(&l->h) + 1;
     uint64_t present = 0;
     for (size_t i = 0; i < n; i++)
         present += all[i].seq >= lo && all[i].seq <= end;

@@ -131,6 +131,8 @@ struct pt_logr {
 /* logread_scan.c */
 int  lr_header_parse(const unsigned char *p, struct lr_header *h);
 int  lr_scan(struct pt_logr *l, uint64_t fsize, struct lr_block **all, size_t *n);
+/* The block positions of a circular log: (log_size - 4096) / block_size, at least 8. */
+uint64_t lr_loop_positions(const struct lr_header *h);
 void lr_note_bad(struct pt_logr *l, uint64_t off);
 int  lr_read_block(const struct pt_logr *l, const struct lr_block *b, unsigned char **buf,
                    size_t *cap, bool payload);

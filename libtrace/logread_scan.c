@@ -142,14 +142,18 @@ static int block_check(const struct pt_logr *l, unsigned char *b, size_t avail, 
 /* Block positions to read: for a circular log n = max(8, (log_size - 4096) / B),
  * those present in the file; else every whole block in the file. *partial:
  * the file ends inside a block position that counts. */
+uint64_t lr_loop_positions(const struct lr_header *h)
+{
+    uint64_t n = h->log_size > LR_HDR_SIZE ? (h->log_size - LR_HDR_SIZE) / h->block_size : 0;
+    return n < LR_MIN_LOOP_POS ? LR_MIN_LOOP_POS : n;
+}
+
 static uint64_t positions(const struct lr_header *h, uint64_t fsize, int *partial)
 {
     uint64_t B = h->block_size, have = (fsize - LR_HDR_SIZE) / B;
     *partial = (fsize - LR_HDR_SIZE) % B != 0;
     if (h->flags & 1u) {
-        uint64_t n = h->log_size > LR_HDR_SIZE ? (h->log_size - LR_HDR_SIZE) / B : 0;
-        if (n < LR_MIN_LOOP_POS)
-            n = LR_MIN_LOOP_POS;
+        uint64_t n = lr_loop_positions(h);
         if (have >= n) {
             have = n;
             *partial = 0;
