@@ -22,6 +22,38 @@ void pt_chain_follow(struct pt_rslot *r, uint64_t rh)
     r->off = 0;
     r->delivered = 0;
     r->has_anchor = 0;
+    r->seq_known = 0;
+}
+
+/*
+ * Move slot i's consumer from its chunk, read to its end, to `next`, and give
+ * the chunk left back to the pool. A writer links its chunks in the order it
+ * took them, each with a later `seq` (record.c, init_chunk): an index out of
+ * range, or a seq not later than the chunk left's (as it read when we came
+ * to it), is a chain written by someone else, maybe a loop that would be
+ * read again and again: EBADMSG, and the slot is followed no more.
+ */
+bool pt_chain_advance(struct pt_handle *h, uint32_t i, uint32_t next)
+{
+    struct pt_shm *s = h->shm;
+    struct pt_rslot *r = &h->rs[i];
+    uint64_t left = r->seq_known ? r->seq : pt_chunk(s, r->chunk)->seq, seq = 0;
+    if (next >= s->nchunks || (int64_t)((seq = pt_chunk(s, next)->seq) - left) <= 0) {
+        pt_chain_error(h, EBADMSG);
+        r->bad = 1;
+        return false;
+    }
+    uint64_t nrh = (((r->rhead >> 32) + 1) << 32) | next;
+    uint64_t expect = r->rhead;
+    if (atomic_compare_exchange_strong(&pt_slots(s)[i].rhead, &expect, nrh)) {
+        pt_pool_push(s, r->chunk);
+        uint64_t stolen = r->stolen_seen;
+        pt_chain_follow(r, nrh);
+        r->stolen_seen = stolen;
+        r->seq = seq;
+        r->seq_known = 1;
+    }
+    return true;
 }
 
 /*

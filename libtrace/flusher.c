@@ -500,6 +500,8 @@ static void drain_slot(struct pt_handle *h, struct pt_flush *f, uint32_t i, bool
     struct pt_shm *s = h->shm;
     struct pt_slot *sl = &pt_slots(s)[i];
     struct pt_rslot *r = &h->rs[i];
+    if (r->bad) /* a corrupt chain, reported once */
+        return;
     for (int guard = 0; guard < 1 << 20; guard++) {
         uint64_t rh = atomic_load_explicit(&sl->rhead, memory_order_acquire);
         if (rh != r->rhead && !pt_chain_resync(h, i, rh, &r->gap)) /* gap: LOOP steals */
@@ -550,24 +552,19 @@ static void drain_slot(struct pt_handle *h, struct pt_flush *f, uint32_t i, bool
             return;
         }
         uint32_t next = atomic_load_explicit(&ch->next, memory_order_acquire);
-        if (next == PT_NONE || next >= s->nchunks)
+        if (next == PT_NONE)
             return;
         /* a flush takes what the stream held when it began: a chunk begun
          * since is the next flush's (else chasing a writer as fast as the
          * flusher would never end) */
-        if (f->budget == 0 || (int64_t)(pt_chunk(s, next)->seq - f->seq_limit) >= 0) {
+        if (next < s->nchunks &&
+            (f->budget == 0 || (int64_t)(pt_chunk(s, next)->seq - f->seq_limit) >= 0)) {
             f->cut = true;
             return;
         }
+        if (!pt_chain_advance(h, i, next)) /* the chunk left: its records are in the batch */
+            return;
         f->budget--;
-        uint64_t nrh = (((r->rhead >> 32) + 1) << 32) | next;
-        uint64_t expect = r->rhead;
-        if (atomic_compare_exchange_strong(&sl->rhead, &expect, nrh)) {
-            pt_pool_push(s, r->chunk); /* its records are in the batch, copied */
-            uint64_t stolen = r->stolen_seen;
-            pt_chain_follow(r, nrh);
-            r->stolen_seen = stolen;
-        }
     }
 }
 

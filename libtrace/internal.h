@@ -345,6 +345,8 @@ struct pt_rslot {             /* the reader's view of one writer slot */
     int64_t anchor_ns;
     int has_anchor;
     int bad;                  /* its chain is corrupt: reported once, no longer followed */
+    int seq_known;            /* seq holds the seq of chunk (set by pt_chain_advance) */
+    uint64_t seq;
 };
 struct pt_flush;   /* flusher.c */
 struct pt_logr;    /* logread.c */
@@ -412,6 +414,10 @@ bool pt_restart_full(struct pt_handle *h, pt_sys_put *put, uint64_t when);
 /* ---- chain.c: following a writer slot's chain (reader and flusher) ---- */
 void pt_chain_error(struct pt_handle *h, uint32_t err);
 void pt_chain_follow(struct pt_rslot *r, uint64_t rh);
+/* Leave slot i's chunk, read to its end, for `next`; false (EBADMSG, the
+ * chain no longer followed) when next is out of range or not later than the
+ * chunk left (a loop of chunks) */
+bool pt_chain_advance(struct pt_handle *h, uint32_t i, uint32_t next);
 bool pt_chain_resync(struct pt_handle *h, uint32_t i, uint64_t rh, uint64_t *lost_out);
 void pt_chain_reclaim_orphan(struct pt_handle *h, uint32_t i);
 void pt_chain_abandon_pending(struct pt_handle *h, uint32_t i);

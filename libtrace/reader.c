@@ -181,19 +181,8 @@ static int peek(struct pt_handle *h, uint32_t i, struct pt_peek *p)
                 p->rec.ts = 0;
                 return PEEK_PENDING; /* its writer is linking the next chunk */
             }
-            if (next >= s->nchunks) {
-                pt_chain_error(h, EBADMSG);
-                r->bad = 1;
+            if (!pt_chain_advance(h, i, next))
                 return 0;
-            }
-            uint64_t nrh = (((r->rhead >> 32) + 1) << 32) | next;
-            uint64_t expect = r->rhead;
-            if (atomic_compare_exchange_strong(&sl->rhead, &expect, nrh)) {
-                pt_pool_push(s, r->chunk);
-                uint64_t stolen = r->stolen_seen;
-                pt_chain_follow(r, nrh);
-                r->stolen_seen = stolen;
-            }
             continue;
         default:
             return PEEK_EVENT;
