@@ -22,6 +22,9 @@
  *   counters the stream's lost count raised by 2^55 (each step within the
  *            bound of libtrace/pt_bounds.h, their sum soon beyond it) and
  *            its pending error set to a value that is no errno
+ *   loop     chunk chains made loops: each linked chunk's successor linked
+ *            back to it (a consumer that followed them would read the same
+ *            records again and again)
  *   inbox    random bytes in its inbox (entries, doorbell, names)
  *   shrink   ftruncate of every posixtrace memfd the controller holds
  *            (/proc/PPID/fd) and of its own inbox, to 0 and to one page
@@ -40,9 +43,9 @@
 #include <sys/syscall.h>
 #include <sys/wait.h>
 
-enum { A_BYTES, A_WORDS, A_PAGE, A_LOCK, A_MEMBERS, A_COUNTERS, A_INBOX, A_SHRINK, A_N };
+enum { A_BYTES, A_WORDS, A_PAGE, A_LOCK, A_MEMBERS, A_COUNTERS, A_LOOP, A_INBOX, A_SHRINK, A_N };
 static const char *const attack_names[A_N] = {
-    "bytes", "words", "page", "lock", "members", "counters", "inbox", "shrink",
+    "bytes", "words", "page", "lock", "members", "counters", "loop", "inbox", "shrink",
 };
 
 static uint64_t g_rng;
@@ -138,6 +141,15 @@ static void attack_counters(struct pt_shm *s)
     atomic_store(&s->error_pending, 577528422u);
 }
 
+static void attack_loop(struct pt_shm *s)
+{
+    for (uint32_t c = 0; c < s->nchunks; c++) {
+        uint32_t next = atomic_load(&pt_chunk(s, c)->next);
+        if (next != PT_NONE && next < s->nchunks && next != c)
+            atomic_store(&pt_chunk(s, next)->next, c);
+    }
+}
+
 static void attack_inbox(void)
 {
     unsigned char *p = __posixtrace_want.bytes;
@@ -185,7 +197,7 @@ static void attack(void)
         attack_inbox();
     else if (kind == A_SHRINK)
         attack_shrink();
-    for (int i = 0; i < n && kind <= A_COUNTERS; i++) {
+    for (int i = 0; i < n && kind <= A_LOOP; i++) {
         struct pt_shm *s = stream_head(&r[i]);
         if (kind <= A_PAGE)
             scribble(&r[i], kind);
@@ -193,8 +205,10 @@ static void attack(void)
             attack_lock(s);
         else if (s != NULL && kind == A_MEMBERS)
             attack_members(s);
-        else if (s != NULL)
+        else if (s != NULL && kind == A_COUNTERS)
             attack_counters(s);
+        else if (s != NULL)
+            attack_loop(s);
     }
 }
 

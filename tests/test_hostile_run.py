@@ -26,7 +26,8 @@ from test_tools_shim import ENV, shim_usable
 # posixtrace-run, instrumented, is what the test is about.
 PRELOAD = [] if shim_usable() is None else ["--no-preload"]
 
-ATTACKS = ["bytes", "words", "page", "lock", "members", "counters", "inbox", "shrink", "all"]
+ATTACKS = ["bytes", "words", "page", "lock", "members", "counters", "loop", "inbox", "shrink",
+           "all"]
 SANITIZER = re.compile(r"AddressSanitizer|LeakSanitizer|UndefinedBehaviorSanitizer|runtime error:")
 SUMMARY_LOG = re.compile(r"^posixtrace-run: \d+ events in .*, \d+ lost", re.M)
 SUMMARY_LIVE = re.compile(r"^posixtrace-run: \d+ events(, \d+ shown)?, \d+ lost", re.M)
@@ -85,3 +86,17 @@ def test_corrupt_counters_never_printed(tmp_path, output):
     assert summary and int(summary.group(1)) < 1 << 40, p.err[-2000:]
     assert re.search(r"^posixtrace-run: \d+ trace error\(s\)", p.err, re.M), p.err[-2000:]
     assert "damaged" not in err
+
+
+def test_chunk_loops_read_once(tmp_path):
+    """Chunk chains that a target links into loops are read once, not again
+    and again: the flusher (like the reader) requires each chunk of a chain
+    to be later (seq) than the one before (libtrace/chain.c,
+    pt_chain_advance), reports the chain as corrupt (posix_trace_error,
+    EBADMSG) and follows it no more. Before, the log of a 2 s run grew to
+    gigabytes of the same records."""
+    log = tmp_path / "loop.ptl"
+    p = run_hostile(["-o", str(log)], "loop", 3)
+    assert log.stat().st_size < 64 << 20, (log.stat().st_size, p.err[-2000:])
+    d = sh([tool("posixtrace-dump"), str(log)], rc=0, timeout=120)
+    assert "posix_trace_error(error=EBADMSG)" in d.out
