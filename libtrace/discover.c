@@ -5,7 +5,8 @@
  * 1. Its own descriptors: the inbox a former image of this process (exec)
  *    or a parent that exec'd it without forking through the library (vfork,
  *    posix_spawn) left open, at PT_INBOX_FD_MIN.. (or near the descriptor
- *    limit when that is low).
+ *    limit when that is low); where none is there, any other descriptor
+ *    (/proc/self/fd: a former image whose program had filled that range).
  * 2. Its ancestors: a program may close every descriptor before exec
  *    (Python's close_fds, closefrom, close_range, daemons) or dup2 over the
  *    inbox. The nearest ancestor that has an inbox among its descriptors is
@@ -61,6 +62,39 @@ int pt_inbox_fd_base(void)
     return rl.rlim_cur > 3 + 16 ? (int)rl.rlim_cur - 16 : 3;
 }
 
+/* Every descriptor of this process (a program that put its own files over
+ * the whole probed range made the library give the inbox a number above
+ * it: inbox.c, posixtrace_reserved_fd_repair): the inbox of this process
+ * preferred, else the first found. */
+static int scan_all_fds(struct pt_inbox *copy)
+{
+    DIR *d = opendir("/proc/self/fd");
+    if (d == NULL)
+        return -1;
+    static struct pt_inbox tmp; /* 80 KiB: not on the stack */
+    int found = -1;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        char *end;
+        long fd = strtol(e->d_name, &end, 10);
+        if (*end != '\0' || e->d_name[0] < '0' || e->d_name[0] > '9' || fd == dirfd(d))
+            continue;
+        char path[64];
+        snprintf(path, sizeof path, "/proc/self/fd/%ld", fd);
+        if (!read_inbox(path, (int)fd, &tmp))
+            continue;
+        bool own = tmp.pid == (uint32_t)getpid() && tmp.start == pt_start;
+        if (found < 0 || own) {
+            *copy = tmp;
+            found = (int)fd;
+        }
+        if (own)
+            break;
+    }
+    closedir(d);
+    return found;
+}
+
 int pt_discover_own_fds(struct pt_inbox *copy)
 {
     int base = pt_inbox_fd_base();
@@ -75,7 +109,7 @@ int pt_discover_own_fds(struct pt_inbox *copy)
         if (read_inbox(path, fd, copy))
             return fd;
     }
-    return -1;
+    return scan_all_fds(copy);
 }
 
 /* The inbox among the descriptors of process `pid`: 0 found (its own

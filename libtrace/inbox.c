@@ -30,6 +30,8 @@
 PT_API union pt_inbox_mem __posixtrace_want __attribute__((aligned(4096)));
 uint64_t pt_start;
 static int inbox_ready;
+static dev_t inbox_dev; /* what the inbox's descriptor names (posixtrace_reserved_fd_repair) */
+static ino_t inbox_ino;
 
 /* ---- the want bytes ---- */
 
@@ -65,12 +67,18 @@ bool pt_is_inbox_link(const char *path)
     return strncmp(link, "/memfd:" PT_INBOX_NAME, sizeof "/memfd:" PT_INBOX_NAME - 1) == 0;
 }
 
-/* Map fd over the static inbox object. */
+/* Map fd over the static inbox object; fd is the inbox's descriptor from
+ * now on (its file remembered, to notice a raw close or dup2 over it). */
 static bool map_over(int fd)
 {
     void *p = mmap(&__posixtrace_want, PT_INBOX_SIZE, PROT_READ | PROT_WRITE,
                    MAP_SHARED | MAP_FIXED, fd, 0);
-    return p != MAP_FAILED;
+    struct stat st;
+    if (p == MAP_FAILED || fstat(fd, &st) != 0)
+        return p != MAP_FAILED;
+    inbox_dev = st.st_dev;
+    inbox_ino = st.st_ino;
+    return true;
 }
 
 /* A new inbox holding `tmpl` (the header and entries to start with), at
@@ -613,6 +621,7 @@ void pt_inbox_before_exec(void)
 {
     if (!inbox_ready)
         return;
+    posixtrace_reserved_fd_repair();
     pt_inbox_refresh();
     set_inheritable();
     pt_release_all_slots();
@@ -655,6 +664,46 @@ PT_API int posixtrace_reserved_fd_move(void)
         renumber_members(fd);
         pt_att_lock_drop();
     }
+    errno = saved;
+    return fd;
+}
+
+/* Does the inbox's number still name the inbox? */
+static bool fd_intact(void)
+{
+    struct stat st;
+    return fstat(PT_INBOX->fd, &st) == 0 && st.st_dev == inbox_dev && st.st_ino == inbox_ino;
+}
+
+/* Before the process starts a new image (exec, posix_spawn, system, popen):
+ * if the program closed the inbox's descriptor or put another file at its
+ * number behind the interposers' back (a raw system call: fdkeep.c sees only
+ * libc's calls), the inbox gets a new descriptor, so that the new image still
+ * finds its streams when no ancestor holds them (doc/design.md, "Finding the
+ * inherited streams"). A new memfd with what the inbox holds now, mapped in
+ * its place; members renumbered; the doorbell rung, for whatever a
+ * controller posted to the old one meanwhile. Nothing in a vfork child,
+ * whose memory is its parent's (its image finds the parent's inbox). */
+PT_API int posixtrace_reserved_fd_repair(void)
+{
+    if (!inbox_ready || (uint32_t)getpid() != PT_INBOX->pid)
+        return -1;
+    int saved = errno;
+    pt_names_lock_local(); /* lock order: names, then attachments */
+    pt_att_lock_take();
+    int fd = PT_INBOX->fd;
+    if (!fd_intact()) {
+        fd = create_inbox(PT_INBOX, -1);
+        if (fd >= 0) {
+            renumber_members(fd);
+            set_inheritable();
+            pt_inbox_ring(PT_INBOX);
+        } else {
+            inbox_ready = 0; /* no inbox to keep: as a process that could not make one */
+        }
+    }
+    pt_att_lock_drop();
+    pt_names_unlock_local();
     errno = saved;
     return fd;
 }

@@ -215,6 +215,7 @@ void pt_inbox_fork_private(void);
 void pt_inbox_atfork_child(void);
 void pt_inbox_forget(void);                       /* a raw clone child that cannot have one */
 void pt_inbox_before_exec(void);
+int posixtrace_reserved_fd_repair(void); /* <posixtrace/record.h> */
 int  pt_inbox_add_own(struct pt_shm *s, size_t size, int fd); /* attachment index or -errno */
 void pt_inbox_free(int idx);                      /* pt_att_lock held */
 struct pt_inbox_ent *pt_inbox_claim(struct pt_inbox *ib, int *idx); /* FREE -> BUSY, or NULL */

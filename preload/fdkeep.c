@@ -6,16 +6,22 @@
  * sees the call succeed as it would have; only /proc/self/fd still lists the
  * inbox. Calls that close one descriptor (close, dup2, dup3) move the inbox
  * instead (shim_fd_vacate). Not recorded as events (doc/events.md).
- * A raw system call bypasses this: the exec'd image then finds its streams
- * through its ancestors (libtrace/discover.c).
+ * A raw system call bypasses this: before the process starts a new image
+ * (exec: libtrace's posixtrace_before_exec; posix_spawn: fork.c; system and
+ * popen: below, since glibc spawns their shell internally, out of the
+ * shim's reach) posixtrace_reserved_fd_repair() gives the inbox a new
+ * descriptor if its number no longer names it.
  */
 #include "shim.h"
 
 #include <limits.h>
+#include <stdio.h>
 
 REAL(int, close_range, unsigned, unsigned, int);
 REAL(void, closefrom, int);
 REAL(int, close, int);
+REAL(int, system, const char *);
+REAL(FILE *, popen, const char *, const char *);
 
 /* The reserved descriptor if it lies in [lo, hi], else -1. */
 static int reserved_in(unsigned lo, unsigned hi)
@@ -51,4 +57,16 @@ SHIM_API void closefrom(int lo)
         errno = saved;
     }
     NEXT(closefrom)(k + 1);
+}
+
+SHIM_API int system(const char *command)
+{
+    posixtrace_reserved_fd_repair();
+    return NEXT(system)(command);
+}
+
+SHIM_API FILE *popen(const char *command, const char *mode)
+{
+    posixtrace_reserved_fd_repair();
+    return NEXT(popen)(command, mode);
 }

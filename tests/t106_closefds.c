@@ -12,6 +12,13 @@
  *       raw_dup2      dup2 over every descriptor 3..1100 as raw system calls
  *       daemon        fork twice, the middle process exits, the grandchild
  *                     (reparented) calls closefrom(3), then execs
+ *       raw_daemon    the same with the close_range system call itself: no
+ *                     ancestor holds the streams any more
+ *       raw_daemon_dup2  the same with raw dup2 over every descriptor
+ *       raw_daemon_spawn raw_daemon, then posix_spawn of PROG (the spawned
+ *                     process is the one reported as child=)
+ *       raw_daemon_system raw_daemon, then system("exec PROG ARGS") (the
+ *                     shell's pid, which execs PROG, reported as child=)
  *
  * Prints "child=PID" (the process that execs PROG) and "inbox_kept=0|1"
  * (whether an inbox descriptor was still open in it right before the exec,
@@ -19,6 +26,7 @@
  * The exec'd program's stdout and stderr are this program's.
  */
 #include <dirent.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,6 +55,8 @@ static int inbox_open(void)
 
 static void close_all(const char *mode)
 {
+    if (strncmp(mode, "raw_daemon", 10) == 0)
+        mode = strcmp(mode, "raw_daemon_dup2") == 0 ? "raw_dup2" : "raw";
     if (strcmp(mode, "close_range") == 0 || strcmp(mode, "daemon") == 0) {
         if (strcmp(mode, "daemon") == 0)
             closefrom(3);
@@ -71,11 +81,35 @@ static void close_all(const char *mode)
     }
 }
 
+extern char **environ;
+
+/* raw_daemon_spawn and raw_daemon_system: start PROG the other ways, report
+ * the pid of the process that runs it, wait for it. */
+static void start_other(const char *mode, char **argv)
+{
+    pid_t c = -1;
+    if (strcmp(mode, "raw_daemon_spawn") == 0) {
+        if (posix_spawn(&c, argv[2], NULL, NULL, argv + 2, environ) != 0)
+            _exit(97);
+        dprintf(0, "child=%d\n", (int)c);
+        int st;
+        _exit(waitpid(c, &st, 0) == c && WIFEXITED(st) ? WEXITSTATUS(st) : 98);
+    }
+    char cmd[1024] = "echo child=$$ >&0; exec";
+    for (char **a = argv + 2; *a != NULL; a++)
+        snprintf(cmd + strlen(cmd), sizeof cmd - strlen(cmd), " '%s'", *a);
+    int st = system(cmd);
+    _exit(WIFEXITED(st) ? WEXITSTATUS(st) : 99);
+}
+
 /* In the process that execs: report, close, exec. `report` is a pipe. */
 static void run(const char *mode, char **argv, int report)
 {
-    char line[64];
-    int n = snprintf(line, sizeof line, "child=%d\n", (int)getpid());
+    char line[64] = "";
+    int n = 0;
+    int other = strcmp(mode, "raw_daemon_spawn") == 0 || strcmp(mode, "raw_daemon_system") == 0;
+    if (!other)
+        n = snprintf(line, sizeof line, "child=%d\n", (int)getpid());
     if (write(report, line, (size_t)n) != n)
         _exit(93);
     int keep = dup2(report, 0); /* stdin: survives the closing (0 < 3) */
@@ -83,6 +117,8 @@ static void run(const char *mode, char **argv, int report)
     n = snprintf(line, sizeof line, "inbox_kept=%d\n", inbox_open());
     if (keep != 0 || write(0, line, (size_t)n) != n)
         _exit(94);
+    if (other)
+        start_other(mode, argv);
     execv(argv[2], argv + 2);
     _exit(127);
 }
@@ -96,7 +132,7 @@ int main(int argc, char **argv)
     pid_t c = fork();
     if (c == 0) {
         close(p[0]);
-        if (strcmp(argv[1], "daemon") == 0) {
+        if (strstr(argv[1], "daemon") != NULL) {
             pid_t mid = getpid(), g = fork();
             if (g != 0)
                 _exit(g < 0 ? 95 : 0);

@@ -85,6 +85,12 @@ int posixtrace_reserved_fd(void);
  * not move), so that the program's call on the old number goes ahead. */
 int posixtrace_reserved_fd_move(void);
 
+/* Before a call that starts a new image (the exec family, posix_spawn,
+ * system, popen): if the reserved descriptor was closed or replaced without
+ * posixtrace_reserved_fd_move() (a raw system call), give the trace system a
+ * new one. Returns its number, or -1 (nothing to keep, or in a vfork child). */
+int posixtrace_reserved_fd_repair(void);
+
 /* For interposers of vfork (the shim): posixtrace_vfork_child() in the child
  * as soon as vfork has returned 0 there, posixtrace_vfork_parent() in the
  * parent when vfork has returned (whatever the result), before either
