@@ -112,9 +112,9 @@ bool pt_thread_foreign(struct pt_thread *t)
  * records may be damaged: the reader reports what it cannot parse the same
  * way). No slot of t is used again: the slots stay as they are, owned, since
  * the other thread may be writing (the reaper frees them with the process). */
-void pt_thread_shared_seen(struct pt_shm *s, struct pt_slot *sl, struct pt_thread *t)
+void pt_thread_shared_seen(struct pt_shm *s, uint32_t nrec, struct pt_thread *t)
 {
-    pt_note_loss(s, sl->nrec != 0 ? sl->nrec : 1, EBADMSG);
+    pt_note_loss(s, nrec != 0 ? nrec : 1, EBADMSG);
     atomic_store(&t->shared, 1);
     memset(t->slot, 0, sizeof t->slot);
 }

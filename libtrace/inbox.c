@@ -455,11 +455,12 @@ static struct pt_shm *open_stream(const struct pt_inbox_ent *e, size_t *size)
     struct pt_shm *s = pt_map_whole(fd, e->size, PROT_READ | PROT_WRITE, NULL);
     if (s == NULL)
         return NULL;
+    /* the geometry checked, then kept in a private copy of the first page:
+     * nothing another process of the stream writes moves our writes */
     if (e->size < sizeof(struct pt_shm) ||
         s->magic != PT_SHM_MAGIC || s->version != PT_SHM_VERSION || s->key != e->key ||
-        s->total_size != e->size || s->nslots != PT_NSLOTS ||
-        atomic_load(&s->state) == PT_ST_SHUTDOWN ||
-        !pt_proc_alive((pid_t)e->ctrl_pid, e->ctrl_start)) {
+        !pt_shm_check(s, e->size) || atomic_load(&s->state) == PT_ST_SHUTDOWN ||
+        !pt_proc_alive((pid_t)e->ctrl_pid, e->ctrl_start) || pt_shm_privatize(s) != 0) {
         munmap(s, e->size);
         return NULL;
     }

@@ -138,7 +138,7 @@ static inline bool pt_registry_live(void)         /* false: a raw clone child, n
 void pt_clone_adopt(void);                        /* slow paths: no-op unless !pt_registry_live() */
 extern int pt_clone_lost;                         /* adoption impossible: events counted lost */
 bool pt_thread_foreign(struct pt_thread *t);      /* at a chunk switch: a raw thread's? */
-void pt_thread_shared_seen(struct pt_shm *s, struct pt_slot *sl, struct pt_thread *t);
+void pt_thread_shared_seen(struct pt_shm *s, uint32_t nrec, struct pt_thread *t);
 
 /* ---- procfs.c ---- */
 int  pt_proc_stat(pid_t pid, char *state, uint64_t *start);
@@ -284,6 +284,7 @@ void pt_shm_alive_name(uint32_t ctrl_pid, uint64_t ctrl_start, uint64_t key, cha
                        size_t n);
 uint64_t pt_random_key(void);
 int  pt_shm_privatize(struct pt_shm *s);
+bool pt_shm_check(const struct pt_shm *s, uint64_t size); /* geometry of a stream we map */
 int  pt_robust_init(pthread_mutex_t *m);
 int  pt_seal_size(int fd);
 bool pt_sealed_size(int fd);
@@ -315,16 +316,33 @@ int  pt_stream_eventid_open(struct pt_shm *s, const char *name, trace_event_id_t
 const char *pt_sys_name(trace_event_id_t id);
 
 /* ---- record.c ---- */
+/* A writer's position in its slot's chain. Private to the writing process:
+ * the shared slot is memory every process of the stream can write, so no
+ * address the writer computes comes from it (doc/design.md, "Writers keep
+ * their cursor"). One per (attachment, slot) of this process; the
+ * controller's own slot has one in its handle. */
+struct pt_wcur {
+    uint64_t wpos;      /* offset from the stream base of the next record */
+    uint64_t wend;      /* a record must end at or before this; 0 forces a switch */
+    uint64_t anchor_ts; /* ticks of the last anchor written */
+    uint32_t wchunk;    /* chunk being filled, PT_NONE before the first */
+    uint32_t nrec;      /* event records in it so far */
+    uint64_t thread;    /* pthread_self() of the writer, for chunk headers */
+    uint32_t pid;       /* the writer's pid, for chunk headers */
+    uint32_t pad_;
+};
+extern struct pt_wcur pt_wcurs[PT_MAX_ATTACH][PT_NSLOTS];
 #define PT_REC_FORCE 1u   /* record even while suspended (start/stop events) */
 #define PT_REC_SYS   2u   /* a system event: data up to PT_SYS_DATA_MAX */
 void pt_record(struct pt_shm *s, int att, trace_event_id_t id, const void *data,
                size_t len, uint64_t addr, unsigned flags);
 void pt_note_loss(struct pt_shm *s, uint64_t n, uint32_t err);
 /* A controller's system event into a stream it does not record into: its own
- * slot (*slot, PT_NONE before the first), events stamped with pid. Callers
- * serialize (the handle's mlock). */
-void pt_record_ctl(struct pt_shm *s, uint32_t *slot, uint32_t pid, trace_event_id_t id,
-                   const void *data, size_t len, uint64_t addr, unsigned flags);
+ * slot (*slot, PT_NONE before the first) and cursor, events stamped with pid.
+ * Callers serialize (the handle's mlock). */
+void pt_record_ctl(struct pt_shm *s, uint32_t *slot, struct pt_wcur *w, uint32_t pid,
+                   trace_event_id_t id, const void *data, size_t len, uint64_t addr,
+                   unsigned flags);
 void pt_wake_readers(struct pt_shm *s);
 
 /* ---- handle.c: trace stream identifiers of this process ---- */
@@ -361,6 +379,7 @@ struct pt_handle {
     uint32_t owner_pid;
     int att;                  /* attachment index when tracing itself, else -1 */
     uint32_t ctl_slot;        /* slot for the controller's system events (att < 0) */
+    struct pt_wcur ctl_cur;   /* its write cursor */
     int64_t reap_ns;          /* last look for dead writers (reap.c) */
     int fd;
     struct pt_shm *shm;

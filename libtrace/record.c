@@ -6,17 +6,26 @@
  * writer slot whose chain of chunks only it appends to, so recording an
  * event is a plain single-producer write:
  *   1. store the timestamp, then PENDING in the commit word (release);
- *   2. write the record body at slot->wpos in the current chunk;
+ *   2. write the record body at the cursor's wpos in the current chunk;
  *   3. store 0 into the commit word just after it (the next record's);
  *   4. store the record's commit word (release).
  * A reader that sees a commit word also sees everything written before it.
  * Shared words are written once per chunk (pool pop, chunk_seq), never per event.
+ *
+ * The write cursor (struct pt_wcur: chunk, position, end, anchor) is this
+ * process's own memory, never the shared slot: every process of a stream can
+ * write the slot, and a cursor read from there would let one make another
+ * write where it chooses. Every chunk index taken from shared memory (the
+ * pool, a steal, an adopted slot) is checked against the geometry of the
+ * process's private first page (pt_shm_check) before it is used.
  */
 #include "internal.h"
 #include <posixtrace/events.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+struct pt_wcur pt_wcurs[PT_MAX_ATTACH][PT_NSLOTS];
 
 void pt_wake_readers(struct pt_shm *s)
 {
@@ -142,8 +151,8 @@ static inline void announce(struct pt_shm *s, uint64_t pos, uint64_t ts)
     atomic_store_explicit(&r->commit, PT_COMMIT(PT_REC_PENDING, 0), memory_order_release);
 }
 
-static void init_chunk(struct pt_shm *s, struct pt_slot *sl, uint32_t idx, uint32_t c,
-                       uint64_t ts)
+static void init_chunk(struct pt_shm *s, struct pt_slot *sl, const struct pt_wcur *w,
+                       uint32_t idx, uint32_t c, uint64_t ts)
 {
     struct pt_chunk *ch = pt_chunk(s, c);
     atomic_store_explicit(&ch->next, PT_NONE, memory_order_relaxed);
@@ -151,8 +160,8 @@ static void init_chunk(struct pt_shm *s, struct pt_slot *sl, uint32_t idx, uint3
     ch->slot_gen = atomic_load_explicit(&sl->gen, memory_order_relaxed);
     ch->seq = atomic_fetch_add_explicit(&s->chunk_seq, 1, memory_order_relaxed);
     atomic_store_explicit(&ch->nrec, 0, memory_order_relaxed);
-    ch->pid = sl->pid;
-    ch->thread = sl->thread;
+    ch->pid = w->pid;
+    ch->thread = w->thread;
     announce(s, pt_chunk_data_off(s, c), ts); /* visible once linked */
 }
 
@@ -163,18 +172,19 @@ static struct pt_rec *rec_at_pos(struct pt_shm *s, uint64_t pos)
 
 /* Close the current chunk and continue in a new one, for thread t (NULL: a
  * controller's slot). False: no space, or a raw thread shares t's slot. */
-static bool switch_chunk(struct pt_shm *s, struct pt_slot *sl, struct pt_thread *t, uint64_t ts)
+static bool switch_chunk(struct pt_shm *s, struct pt_slot *sl, struct pt_wcur *cur,
+                         struct pt_thread *t, uint64_t ts)
 {
     if (unlikely(pt_shm_ctrl_dead(s))) {
         pt_inbox_ring_self(); /* the next event detaches the stream */
         return false;
     }
     if (t != NULL && unlikely(pt_thread_foreign(t))) {
-        pt_thread_shared_seen(s, sl, t); /* clone.c */
+        pt_thread_shared_seen(s, cur->nrec, t); /* clone.c */
         return false;
     }
-    uint32_t old = sl->wchunk;
-    uint32_t w = old == PT_NONE ? 0 : (uint32_t)(sl->wpos - pt_chunk_data_off(s, old));
+    uint32_t old = cur->wchunk;
+    uint32_t w = old == PT_NONE ? 0 : (uint32_t)(cur->wpos - pt_chunk_data_off(s, old));
     uint32_t c = take_chunk(s, w);
     if (c == PT_NONE) {
         if (s->stream_policy != POSIX_TRACE_LOOP)
@@ -186,34 +196,35 @@ static bool switch_chunk(struct pt_shm *s, struct pt_slot *sl, struct pt_thread 
         atomic_exchange(&s->flush_req, 1) == 0)
         pt_futex_wake(&s->flush_req, 1); /* the flusher drains it */
     uint32_t idx = (uint32_t)(sl - pt_slots(s));
-    init_chunk(s, sl, idx, c, ts);
+    init_chunk(s, sl, cur, idx, c, ts);
     if (old != PT_NONE) {
         struct pt_chunk *och = pt_chunk(s, old);
-        atomic_store_explicit(&och->nrec, sl->nrec, memory_order_relaxed);
+        atomic_store_explicit(&och->nrec, cur->nrec, memory_order_relaxed);
         atomic_store_explicit(&och->end, w, memory_order_relaxed); /* what was charged */
         /* END before next: a chunk with a next is finished for good. */
-        atomic_store_explicit(&rec_at_pos(s, sl->wpos)->commit,
+        atomic_store_explicit(&rec_at_pos(s, cur->wpos)->commit,
                               PT_COMMIT(PT_REC_END, PT_END_BYTES), memory_order_release);
         atomic_store_explicit(&och->next, c, memory_order_release);
     } else {
         uint64_t rh = atomic_load_explicit(&sl->rhead, memory_order_relaxed);
         atomic_store_explicit(&sl->rhead, (((rh >> 32) + 1) << 32) | c, memory_order_release);
     }
-    sl->wchunk = c;
-    sl->nrec = 0;
-    sl->wpos = pt_chunk_data_off(s, c);
-    sl->wend = sl->wpos + pt_chunk_room(s);
-    sl->anchor_ts = ts - PT_ANCHOR_TICKS; /* the first record gets an anchor */
+    sl->wchunk = c; /* published: for an adopter, and the reported size (stream.c) */
+    cur->wchunk = c;
+    cur->nrec = 0;
+    cur->wpos = pt_chunk_data_off(s, c);
+    cur->wend = cur->wpos + pt_chunk_room(s);
+    cur->anchor_ts = ts - PT_ANCHOR_TICKS; /* the first record gets an anchor */
     return true;
 }
 
-/* Write one record at sl->wpos (room checked by the caller) and publish it:
- * zero the next commit word, then store this one with release order. */
-static inline void put_record(struct pt_shm *s, struct pt_slot *sl, uint32_t type,
+/* Write one record at the cursor (room checked by the caller) and publish
+ * it: zero the next commit word, then store this one with release order. */
+static inline void put_record(struct pt_shm *s, struct pt_wcur *cur, uint32_t type,
                               trace_event_id_t id, uint64_t ts, uint64_t addr,
                               const void *data, uint32_t len, uint32_t rflags)
 {
-    uint64_t pos = sl->wpos;
+    uint64_t pos = cur->wpos;
     uint32_t size = PT_REC_HDR + pt_round8(len);
     struct pt_rec *r = rec_at_pos(s, pos);
     announce(s, pos, ts);
@@ -224,33 +235,33 @@ static inline void put_record(struct pt_shm *s, struct pt_slot *sl, uint32_t typ
     pt_copy_small(r + 1, data, len);
     atomic_store_explicit(&rec_at_pos(s, pos + size)->commit, 0, memory_order_relaxed);
     atomic_store_explicit(&r->commit, PT_COMMIT(type, size), memory_order_release);
-    sl->wpos = pos + size;
+    cur->wpos = pos + size;
 }
 
 /* An anchor pairs the tick counter with CLOCK_REALTIME for the reader. */
-static void write_anchor(struct pt_shm *s, struct pt_slot *sl)
+static void write_anchor(struct pt_shm *s, struct pt_wcur *cur)
 {
     int64_t ns;
     uint64_t ts = pt_tsc_pair(CLOCK_REALTIME, &ns);
-    put_record(s, sl, PT_REC_ANCHOR, 0, ts, (uint64_t)ns, NULL, 0, 0);
-    sl->anchor_ts = ts;
+    put_record(s, cur, PT_REC_ANCHOR, 0, ts, (uint64_t)ns, NULL, 0, 0);
+    cur->anchor_ts = ts;
 }
 
 /* The general case: chunk switch and anchors as needed. */
-static bool write_event(struct pt_shm *s, struct pt_slot *sl, struct pt_thread *t,
-                        trace_event_id_t id, uint64_t ts, const void *data, uint32_t len,
-                        uint64_t addr, uint32_t rflags)
+static bool write_event(struct pt_shm *s, struct pt_slot *sl, struct pt_wcur *cur,
+                        struct pt_thread *t, trace_event_id_t id, uint64_t ts,
+                        const void *data, uint32_t len, uint64_t addr, uint32_t rflags)
 {
     uint32_t size = PT_REC_HDR + pt_round8(len);
     bool tsc = s->clock_mode == PT_CLOCK_TSC;
-    bool anchor = ts - sl->anchor_ts >= PT_ANCHOR_TICKS;
-    if (sl->wchunk != PT_NONE && sl->wend != 0)
-        announce(s, sl->wpos, ts); /* before the chunk switch or the anchor */
+    bool anchor = ts - cur->anchor_ts >= PT_ANCHOR_TICKS;
+    if (cur->wchunk != PT_NONE && cur->wend != 0)
+        announce(s, cur->wpos, ts); /* before the chunk switch or the anchor */
     uint64_t need = size + (anchor && tsc ? PT_REC_HDR : 0);
-    if (sl->wpos + need > sl->wend) {
-        if (!switch_chunk(s, sl, t, ts)) {
-            if (sl->wchunk != PT_NONE) /* withdraw the announcement */
-                atomic_store_explicit(&rec_at_pos(s, sl->wpos)->commit, 0,
+    if (cur->wpos + need > cur->wend) {
+        if (!switch_chunk(s, sl, cur, t, ts)) {
+            if (cur->wchunk != PT_NONE) /* withdraw the announcement */
+                atomic_store_explicit(&rec_at_pos(s, cur->wpos)->commit, 0,
                                       memory_order_release);
             return false;
         }
@@ -258,12 +269,12 @@ static bool write_event(struct pt_shm *s, struct pt_slot *sl, struct pt_thread *
     }
     if (anchor) {
         if (tsc)
-            write_anchor(s, sl);
+            write_anchor(s, cur);
         else
-            sl->anchor_ts = ts;
+            cur->anchor_ts = ts;
     }
-    put_record(s, sl, PT_REC_EVENT, id, ts, addr, data, len, rflags);
-    sl->nrec++;
+    put_record(s, cur, PT_REC_EVENT, id, ts, addr, data, len, rflags);
+    cur->nrec++;
     return true;
 }
 
@@ -277,36 +288,61 @@ bool pt_shm_ctrl_dead(struct pt_shm *s)
     return false;
 }
 
-/* An orphan's writer may have died in the middle of a record (its process
- * was killed, or exec'd while another thread recorded): a record announced
- * but never committed is withdrawn and counted lost; one committed before
- * its writer could advance wpos is kept. The chunk switch that follows
- * closes the chain at the position fixed here. */
-static void adopt_fixup(struct pt_shm *s, struct pt_slot *sl)
+/* The chunk an adopted slot's writer was filling: the one the slot
+ * published, or (its writer died in a chunk switch, between linking the new
+ * chunk and publishing it) the chunk that one links to. PT_NONE: none, or
+ * the published index is not a chunk of this stream (scribbled). */
+static uint32_t adopted_chunk(struct pt_shm *s, struct pt_slot *sl)
 {
-    if (sl->wchunk >= s->nchunks || sl->wend == 0)
+    uint32_t c = sl->wchunk;
+    for (int hop = 0; c < s->nchunks && hop < 2; hop++) {
+        uint32_t n = atomic_load_explicit(&pt_chunk(s, c)->next, memory_order_acquire);
+        if (n == PT_NONE)
+            return c;
+        c = n;
+    }
+    return PT_NONE;
+}
+
+/* An orphan's cursor, found again from the chunk itself (nothing of the
+ * previous writer's cursor is in shared memory): its records are walked
+ * from the chunk's start, each checked (pt_chain_rec_sane), up to the
+ * first commit word that is not a whole record. Its writer may have died in
+ * the middle of a record (its process was killed, or exec'd while another
+ * thread recorded): a record announced but never committed is withdrawn
+ * and counted lost. The chunk switch that follows (wend 0) closes the chain
+ * at the position found here. No chunk to continue: a new chain (the old
+ * one, if any, is left to the reader). */
+static void adopt_cursor(struct pt_shm *s, struct pt_slot *sl, struct pt_wcur *w)
+{
+    w->wchunk = adopted_chunk(s, sl);
+    w->nrec = 0;
+    if (w->wchunk == PT_NONE) {
+        if (sl->wchunk != PT_NONE) /* another process wrote over the slot */
+            pt_note_loss(s, 1, EBADMSG);
         return;
-    uint64_t base = pt_chunk_data_off(s, sl->wchunk);
-    for (int n = 0; n < 2; n++) {
-        if (sl->wpos < base || sl->wpos + PT_END_BYTES > base + pt_chunk_room(s) + PT_END_BYTES)
-            return;
-        struct pt_rec *r = rec_at_pos(s, sl->wpos);
+    }
+    uint64_t base = pt_chunk_data_off(s, w->wchunk);
+    uint32_t off = 0, room = pt_chunk_room(s);
+    while (off < room) {
+        struct pt_rec *r = rec_at_pos(s, base + off);
         uint32_t c = atomic_load_explicit(&r->commit, memory_order_acquire);
         if (PT_COMMIT_TYPE(c) == PT_REC_PENDING) {
             if (atomic_compare_exchange_strong(&r->commit, &c, 0))
                 pt_note_loss(s, 1, 0);
-            return;
+            break;
         }
-        if (c == 0 || (PT_COMMIT_TYPE(c) != PT_REC_EVENT && PT_COMMIT_TYPE(c) != PT_REC_ANCHOR))
-            return;
-        if (!pt_chain_rec_sane(s, c, r, (uint32_t)(sl->wpos - base)))
-            return;
-        sl->wpos += PT_COMMIT_SIZE(c); /* committed, wpos not yet moved */
+        if (c == 0 || (PT_COMMIT_TYPE(c) != PT_REC_EVENT && PT_COMMIT_TYPE(c) != PT_REC_ANCHOR) ||
+            !pt_chain_rec_sane(s, c, r, off) || off + PT_COMMIT_SIZE(c) > room)
+            break;
+        w->nrec += PT_COMMIT_TYPE(c) == PT_REC_EVENT;
+        off += PT_COMMIT_SIZE(c);
     }
+    w->wpos = base + off;
 }
 
 static struct pt_slot *acquire_slot(struct pt_shm *s, struct pt_thread *t, uint32_t att,
-                                    uint32_t level)
+                                    uint32_t level, struct pt_wcur **wp)
 {
     for (int pass = 0; pass < 2; pass++) {
         uint32_t want = pass == 0 ? PT_SLOT_FREE : PT_SLOT_ORPHAN;
@@ -317,13 +353,19 @@ static struct pt_slot *acquire_slot(struct pt_shm *s, struct pt_thread *t, uint3
                 !atomic_compare_exchange_strong(&sl->state, &st, PT_SLOT_OWNED))
                 continue;
             atomic_fetch_add_explicit(&sl->gen, 1, memory_order_relaxed);
-            if (want == PT_SLOT_ORPHAN)
-                adopt_fixup(s, sl);
-            sl->pid = pt_writer_id(&sl->pid_start);
-            sl->thread = (uint64_t)pthread_self();
-            if (want == PT_SLOT_FREE)
+            struct pt_wcur *w = &pt_wcurs[att][i];
+            if (want == PT_SLOT_ORPHAN) {
+                adopt_cursor(s, sl, w);
+            } else {
+                w->wchunk = PT_NONE;
                 sl->wchunk = PT_NONE;
-            sl->wend = 0; /* new chunk first: an adopted chain gets one headed with our pid */
+            }
+            w->pid = pt_writer_id(&sl->pid_start);
+            w->thread = (uint64_t)pthread_self();
+            sl->pid = w->pid;
+            sl->thread = w->thread;
+            w->wend = 0; /* new chunk first: an adopted chain gets one headed with our pid */
+            *wp = w;
             uint32_t hwm = atomic_load(&s->slots_hwm);
             while (hwm < i + 1 && !atomic_compare_exchange_weak(&s->slots_hwm, &hwm, i + 1))
                 ;
@@ -407,7 +449,8 @@ static void record_one(struct pt_shm *s, int att, struct pt_thread *t, trace_eve
     uint16_t v = t->slot[att][level];
     if (unlikely(v == 0) && !may_acquire(s, att, t))
         return;
-    struct pt_slot *sl = v ? &pt_slots(s)[v - 1] : acquire_slot(s, t, (uint32_t)att, level);
+    struct pt_wcur *w = v ? &pt_wcurs[att][v - 1] : NULL;
+    struct pt_slot *sl = v ? &pt_slots(s)[v - 1] : acquire_slot(s, t, (uint32_t)att, level, &w);
     if (sl == NULL) {
         pt_note_loss(s, 1, EAGAIN);
         return;
@@ -421,7 +464,7 @@ static void record_one(struct pt_shm *s, int att, struct pt_thread *t, trace_eve
     uint64_t ts = pt_ticks(s->clock_mode);
     if (t0 != 0)
         put_duration(s, ts, t0, data);
-    if (!write_event(s, sl, t, id, ts, data, (uint32_t)len, addr, rflags)) {
+    if (!write_event(s, sl, w, t, id, ts, data, (uint32_t)len, addr, rflags)) {
         pt_note_loss(s, 1, 0);
         return;
     }
@@ -494,17 +537,17 @@ static inline bool record_fast(struct pt_shm *s, uint32_t att, struct pt_thread 
                  s->clock_mode != PT_CLOCK_TSC ||
                  atomic_load_explicit(&s->state, memory_order_relaxed) != PT_ST_RUNNING))
         return false;
-    struct pt_slot *sl = &pt_slots(s)[v - 1];
+    struct pt_wcur *w = &pt_wcurs[att][v - 1];
     uint64_t ts = pt_rdtsc();
     if (t0 != 0)
         put_duration(s, ts, t0, data);
     uint32_t size = PT_REC_HDR + pt_round8(len);
-    if (unlikely(ts - sl->anchor_ts >= PT_ANCHOR_TICKS || sl->wpos + size > sl->wend)) {
-        if (!write_event(s, sl, t, id, ts, data, (uint32_t)len, addr, 0))
+    if (unlikely(ts - w->anchor_ts >= PT_ANCHOR_TICKS || w->wpos + size > w->wend)) {
+        if (!write_event(s, &pt_slots(s)[v - 1], w, t, id, ts, data, (uint32_t)len, addr, 0))
             pt_note_loss(s, 1, 0);
     } else {
-        put_record(s, sl, PT_REC_EVENT, id, ts, addr, data, (uint32_t)len, 0);
-        sl->nrec++;
+        put_record(s, w, PT_REC_EVENT, id, ts, addr, data, (uint32_t)len, 0);
+        w->nrec++;
     }
     if (unlikely(atomic_load_explicit(&s->waiters, memory_order_relaxed) != 0))
         pt_wake_readers(s);
@@ -630,23 +673,11 @@ PT_API void posixtrace_sys_call(trace_event_id_t id, void *data, size_t len,
     sys_event(id, data, len, prog_addr, t0);
 }
 
-/* The controller's slot lives in shared memory that the traced processes
- * can write: check its write position before writing through it. */
-static bool ctl_slot_sane(struct pt_shm *s, struct pt_slot *sl)
-{
-    if (sl->wchunk == PT_NONE)
-        return true;
-    if (sl->wchunk >= s->nchunks)
-        return false;
-    uint64_t lo = pt_chunk_data_off(s, sl->wchunk), hi = lo + pt_chunk_room(s);
-    return sl->wpos >= lo && sl->wpos <= hi && sl->wpos % 8 == 0 &&
-           (sl->wend == 0 || sl->wend == hi);
-}
-
 /* A controller's own system events (START, STOP, FILTER) into a stream it
  * does not record into: a slot of its own, taken at the first one. */
-void pt_record_ctl(struct pt_shm *s, uint32_t *slot, uint32_t pid, trace_event_id_t id,
-                   const void *data, size_t len, uint64_t addr, unsigned flags)
+void pt_record_ctl(struct pt_shm *s, uint32_t *slot, struct pt_wcur *w, uint32_t pid,
+                   trace_event_id_t id, const void *data, size_t len, uint64_t addr,
+                   unsigned flags)
 {
     uint32_t st = atomic_load(&s->state);
     if (st != PT_ST_RUNNING && !(flags & PT_REC_FORCE && st == PT_ST_SUSPENDED))
@@ -666,7 +697,7 @@ void pt_record_ctl(struct pt_shm *s, uint32_t *slot, uint32_t pid, trace_event_i
             sl->pid_start = 0; /* no process of its own: reap.c leaves it alone */
             sl->thread = 0;
             sl->wchunk = PT_NONE;
-            sl->wend = 0;
+            *w = (struct pt_wcur){ .wchunk = PT_NONE, .pid = pid };
             uint32_t hwm = atomic_load(&s->slots_hwm);
             while (hwm < i + 1 && !atomic_compare_exchange_weak(&s->slots_hwm, &hwm, i + 1))
                 ;
@@ -678,13 +709,9 @@ void pt_record_ctl(struct pt_shm *s, uint32_t *slot, uint32_t pid, trace_event_i
         }
     }
     struct pt_slot *sl = &pt_slots(s)[*slot];
-    if (!ctl_slot_sane(s, sl)) { /* another process wrote over it */
-        pt_note_loss(s, 1, EBADMSG);
-        return;
-    }
     if (len > PT_SYS_DATA_MAX)
         len = PT_SYS_DATA_MAX;
-    if (!write_event(s, sl, NULL, id, pt_ticks(s->clock_mode), data, (uint32_t)len, addr, 0))
+    if (!write_event(s, sl, w, NULL, id, pt_ticks(s->clock_mode), data, (uint32_t)len, addr, 0))
         pt_note_loss(s, 1, 0);
     pt_wake_readers(s);
 }

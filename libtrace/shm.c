@@ -101,6 +101,47 @@ int pt_robust_init(pthread_mutex_t *m)
     return rc;
 }
 
+/* Where the names and the chunks start (the slots start at PT_SLOTS_OFF). */
+static uint64_t names_offset(void)
+{
+    return align_up(PT_SLOTS_OFF + (uint64_t)PT_NSLOTS * sizeof(struct pt_slot), PT_PAGE);
+}
+
+static uint64_t chunks_offset(void)
+{
+    return names_offset() + align_up((uint64_t)PT_ID_SPACE * sizeof(struct pt_name), PT_PAGE);
+}
+
+/*
+ * Is the geometry on s's first page exactly what its attributes give, for an
+ * object of `size` bytes? A process that maps a stream it did not create
+ * (a target, an exec'd image) checks this before anything else, then keeps
+ * a private copy of that page (pt_shm_privatize, as the creator does): every
+ * address its writers compute comes from that copy, whatever any other
+ * process of the stream writes into the shared page before or after
+ * (doc/design.md, "Writers keep their cursor").
+ */
+bool pt_shm_check(const struct pt_shm *s, uint64_t size)
+{
+    if (s->max_data == 0 || s->max_data > PT_MAX_MAX_DATA_SIZE || s->stream_size == 0 ||
+        s->stream_size > PT_MAX_STREAM_SIZE)
+        return false;
+    trace_attr_t a;
+    memset(&a, 0, sizeof a);
+    a.__stream_size = s->stream_size;
+    a.__max_data_size = s->max_data;
+    struct pt_geometry g;
+    pt_geometry(&a, &g);
+    bool clock_ok = (s->clock_mode == PT_CLOCK_TSC && s->ticks_per_ns > 0 &&
+                     s->ticks_per_ns < 1e6) ||
+                    (s->clock_mode == PT_CLOCK_REALTIME && s->ticks_per_ns == 1.0);
+    return clock_ok && g.total == size && s->total_size == size &&
+           s->chunk_size == g.chunk_size && s->nchunks == g.nchunks &&
+           s->cap == closed_cap(&a, g.chunk_size) && s->slots_off == PT_SLOTS_OFF &&
+           s->names_off == names_offset() && s->chunks_off == chunks_offset() &&
+           s->nslots == PT_NSLOTS;
+}
+
 static void init_header(struct pt_shm *s, const trace_attr_t *a, const struct pt_geometry *g,
                         int has_log)
 {
@@ -111,10 +152,8 @@ static void init_header(struct pt_shm *s, const trace_attr_t *a, const struct pt
     s->nchunks = g->nchunks;
     s->cap = closed_cap(a, g->chunk_size);
     s->slots_off = PT_SLOTS_OFF;
-    s->names_off = align_up(s->slots_off + (uint64_t)PT_NSLOTS * sizeof(struct pt_slot),
-                            PT_PAGE);
-    s->chunks_off = s->names_off + align_up((uint64_t)PT_ID_SPACE * sizeof(struct pt_name),
-                                            PT_PAGE);
+    s->names_off = names_offset();
+    s->chunks_off = chunks_offset();
     s->creator_pid = (uint32_t)pt_pid;
     s->ctrl_pid = (uint32_t)pt_pid;
     s->ctrl_start = pt_start;

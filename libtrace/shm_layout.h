@@ -10,8 +10,10 @@
  * Who writes what:
  *   - the controller (creator) writes the attributes once, the state word,
  *     the filter, and names;
- *   - a writer thread owns one slot (wchunk, woff, anchor) and the chunk it is
- *     filling; it publishes each record by storing its commit word last;
+ *   - a writer thread owns one slot and the chunk it is filling (its write
+ *     cursor is in its own process's memory: record.c); it publishes each
+ *     record by storing its commit word last, and the chunk it fills (wchunk)
+ *     at each chunk switch;
  *   - the reader owns rhead of every slot (shared with LOOP stealers, by CAS)
  *     and returns consumed chunks to the pool.
  */
@@ -26,7 +28,7 @@
 #include <trace.h>
 
 #define PT_SHM_MAGIC    UINT64_C(0x314d485343525450) /* "PTRCSHM1" little-endian */
-#define PT_SHM_VERSION  4u /* 4: names lock is a plain word (slock.c); alive_key */
+#define PT_SHM_VERSION  5u /* 5: writers' cursors private, slots publish wchunk only */
 #define PT_NSLOTS       256u
 #define PT_NEST         4u
 #define PT_NONE         UINT32_MAX
@@ -79,12 +81,10 @@ struct pt_slot {
     /* line 0: the writer's */
     _Atomic uint32_t state;
     _Atomic uint32_t gen;      /* bumped at each acquisition */
-    uint32_t wchunk;           /* chunk being filled, PT_NONE before the first */
-    uint32_t nrec;             /* event records in it so far */
-    uint64_t wpos;             /* offset from the stream base of the next record */
-    uint64_t wend;             /* a record must end at or before this offset;
-                                  0 forces a chunk switch (first record, adoption) */
-    uint64_t anchor_ts;        /* ticks of the last anchor written */
+    uint32_t wchunk;           /* chunk being filled, PT_NONE before the first: published
+                                  at each chunk switch, for an adopter and the reported
+                                  size; the writer's cursor itself is private (record.c) */
+    uint8_t unused_[28];
     uint64_t thread;
     _Atomic uint64_t stolen;   /* LOOP steals from this chain: (count << 40) | records */
     uint32_t pid;

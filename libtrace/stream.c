@@ -240,7 +240,8 @@ static void ctl_event(struct pt_handle *h, trace_event_id_t id, const void *d, s
     if (h->att >= 0)
         pt_record(h->shm, h->att, id, d, len, addr, flags);
     else
-        pt_record_ctl(h->shm, &h->ctl_slot, h->shm->target_pid, id, d, len, addr, flags);
+        pt_record_ctl(h->shm, &h->ctl_slot, &h->ctl_cur, h->shm->target_pid, id, d, len, addr,
+                      flags);
 }
 
 /* The state or filter changed: this process's copies, then everyone else's. */

@@ -246,6 +246,13 @@ tests_t057_hostile_run_LDADD = $(TEST_LDADD)
 tests_t057_hostile_run_LDFLAGS = $(TEST_LDFLAGS)
 EXTRA_DIST += tests/test_hostile_run.py
 
+# a process of a traced tree attacking another's writing (tests/test_slot_attack.py)
+check_PROGRAMS += tests/t058_slot_attack
+tests_t058_slot_attack_SOURCES = tests/t058_slot_attack.c tests/tcommon.h
+tests_t058_slot_attack_LDADD = $(TEST_LDADD)
+tests_t058_slot_attack_LDFLAGS = $(TEST_LDFLAGS)
+EXTRA_DIST += tests/test_slot_attack.py
+
 check_PROGRAMS += tests/t024_streamsize
 tests_t024_streamsize_SOURCES = tests/t024_streamsize.c tests/tcommon.h
 tests_t024_streamsize_LDADD = $(TEST_LDADD)

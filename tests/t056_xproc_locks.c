@@ -49,14 +49,15 @@ static uint64_t rnd(void)
 
 /* ---- the hostile target ---- */
 
-/* The stream "xplocks" as mapped here (its mapping at file offset 0). */
+/* The stream "xplocks" as mapped here (tc_stream_base: its first page is
+ * this process's private copy, the rest shared). */
 static struct pt_shm *find_stream(void)
 {
     struct tc_map m[8];
     int n = tc_find_maps("posixtrace:xplocks", NULL, m, 8);
     for (int i = 0; i < n; i++)
-        if (m[i].off == 0)
-            return (struct pt_shm *)m[i].lo;
+        if (tc_stream_base(&m[i]) != 0)
+            return (struct pt_shm *)tc_stream_base(&m[i]);
     return NULL;
 }
 

@@ -60,8 +60,9 @@ static uint64_t rnd(void)
 /* ---- the memory shared with the controller ---- */
 
 struct region {
-    unsigned char *p;
+    unsigned char *p;    /* the shared mapping */
     size_t size;
+    unsigned char *base; /* where the stream starts (tc_stream_base), or NULL */
 };
 
 /* The writable mappings of streams (memfds "posixtrace:NAME", /dev/shm
@@ -76,17 +77,21 @@ static int stream_regions(struct region *r, int max)
         if (m[i].perms[1] == 'w') {
             r[n].p = (unsigned char *)m[i].lo;
             r[n].size = m[i].hi - m[i].lo;
+            r[n].base = (unsigned char *)tc_stream_base(&m[i]);
             n++;
         }
     }
     return n;
 }
 
-/* A stream's first page is its struct pt_shm (libtrace/shm_layout.h). */
+/* A stream's first page is its struct pt_shm (libtrace/shm_layout.h); in a
+ * process that attached it, a private copy just before the shared mapping. */
 static struct pt_shm *stream_head(const struct region *r)
 {
-    struct pt_shm *s = (struct pt_shm *)r->p;
-    return r->size >= sizeof *s && s->magic == PT_SHM_MAGIC ? s : NULL;
+    struct pt_shm *s = (struct pt_shm *)r->base;
+    return s != NULL && r->p + r->size >= (unsigned char *)(s + 1) && s->magic == PT_SHM_MAGIC
+               ? s
+               : NULL;
 }
 
 static const uint64_t words[] = { 0, ~0ULL, 1, 7, 64, 4096, 0x7fffffff, 0x80000000ULL };
