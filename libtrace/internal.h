@@ -75,7 +75,8 @@ struct pt_thread {
     uint32_t switches;            /* chunk switches, for the tid check's pace */
     _Atomic uint32_t shared;      /* a raw thread was seen on it: no slot any more */
     uint32_t epoch[PT_MAX_ATTACH];
-    uint16_t slot[PT_MAX_ATTACH][PT_NEST]; /* slot index + 1; 0 = none */
+    uint16_t slot[PT_MAX_ATTACH][PT_NEST]; /* 0 = none, else 1 + the writer's cursor
+                                              index in pt_wcurs (pt_slot_of) */
 };
 
 extern struct pt_attach pt_att[PT_MAX_ATTACH];
@@ -322,7 +323,7 @@ const char *pt_sys_name(trace_event_id_t id);
  * their cursor"). One per (attachment, slot) of this process; the
  * controller's own slot has one in its handle. */
 struct pt_wcur {
-    uint64_t wpos;      /* offset from the stream base of the next record */
+    alignas(PT_CACHELINE) uint64_t wpos; /* a line each: no false sharing between writers */      /* offset from the stream base of the next record */
     uint64_t wend;      /* a record must end at or before this; 0 forces a switch */
     uint64_t anchor_ts; /* ticks of the last anchor written */
     uint32_t wchunk;    /* chunk being filled, PT_NONE before the first */
@@ -331,7 +332,13 @@ struct pt_wcur {
     uint32_t pid;       /* the writer's pid, for chunk headers */
     uint32_t pad_;
 };
-extern struct pt_wcur pt_wcurs[PT_MAX_ATTACH][PT_NSLOTS];
+extern struct pt_wcur pt_wcurs[PT_MAX_ATTACH * PT_NSLOTS]; /* att * PT_NSLOTS + slot */
+_Static_assert(PT_MAX_ATTACH * PT_NSLOTS < 65536, "pt_thread.slot holds a cursor index");
+/* The stream's slot index of a pt_thread.slot value v (not 0). */
+static inline uint32_t pt_slot_of(uint16_t v)
+{
+    return (uint32_t)(v - 1) % PT_NSLOTS;
+}
 #define PT_REC_FORCE 1u   /* record even while suspended (start/stop events) */
 #define PT_REC_SYS   2u   /* a system event: data up to PT_SYS_DATA_MAX */
 void pt_record(struct pt_shm *s, int att, trace_event_id_t id, const void *data,

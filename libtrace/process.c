@@ -230,7 +230,7 @@ void pt_thread_release_slots(struct pt_thread *t)
         for (uint32_t l = 0; l < PT_NEST; l++) {
             if (t->slot[a][l] == 0)
                 continue;
-            struct pt_slot *sl = &pt_slots(s)[t->slot[a][l] - 1];
+            struct pt_slot *sl = &pt_slots(s)[pt_slot_of(t->slot[a][l])];
             atomic_store_explicit(&sl->state, PT_SLOT_ORPHAN, memory_order_release);
             t->slot[a][l] = 0;
         }

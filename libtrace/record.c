@@ -25,7 +25,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-struct pt_wcur pt_wcurs[PT_MAX_ATTACH][PT_NSLOTS];
+struct pt_wcur pt_wcurs[PT_MAX_ATTACH * PT_NSLOTS];
 
 void pt_wake_readers(struct pt_shm *s)
 {
@@ -218,14 +218,13 @@ static bool switch_chunk(struct pt_shm *s, struct pt_slot *sl, struct pt_wcur *c
     return true;
 }
 
-/* Write one record at the cursor (room checked by the caller) and publish
- * it: zero the next commit word, then store this one with release order. */
-static inline void put_record(struct pt_shm *s, struct pt_wcur *cur, uint32_t type,
-                              trace_event_id_t id, uint64_t ts, uint64_t addr,
-                              const void *data, uint32_t len, uint32_t rflags)
+/* Write one record of `size` bytes at pos (room checked by the caller) and
+ * publish it: zero the next commit word, then store this one with release
+ * order. */
+static inline void put_record_at(struct pt_shm *s, uint64_t pos, uint32_t size, uint32_t type,
+                                 trace_event_id_t id, uint64_t ts, uint64_t addr,
+                                 const void *data, uint32_t len, uint32_t rflags)
 {
-    uint64_t pos = cur->wpos;
-    uint32_t size = PT_REC_HDR + pt_round8(len);
     struct pt_rec *r = rec_at_pos(s, pos);
     announce(s, pos, ts);
     r->id = id;
@@ -235,7 +234,18 @@ static inline void put_record(struct pt_shm *s, struct pt_wcur *cur, uint32_t ty
     pt_copy_small(r + 1, data, len);
     atomic_store_explicit(&rec_at_pos(s, pos + size)->commit, 0, memory_order_relaxed);
     atomic_store_explicit(&r->commit, PT_COMMIT(type, size), memory_order_release);
+}
+
+/* The same at the cursor, which moves past it first (the cursor is this
+ * thread's alone at this nesting level: nothing reads it meanwhile). */
+static inline void put_record(struct pt_shm *s, struct pt_wcur *cur, uint32_t type,
+                              trace_event_id_t id, uint64_t ts, uint64_t addr,
+                              const void *data, uint32_t len, uint32_t rflags)
+{
+    uint64_t pos = cur->wpos;
+    uint32_t size = PT_REC_HDR + pt_round8(len);
     cur->wpos = pos + size;
+    put_record_at(s, pos, size, type, id, ts, addr, data, len, rflags);
 }
 
 /* An anchor pairs the tick counter with CLOCK_REALTIME for the reader. */
@@ -353,7 +363,7 @@ static struct pt_slot *acquire_slot(struct pt_shm *s, struct pt_thread *t, uint3
                 !atomic_compare_exchange_strong(&sl->state, &st, PT_SLOT_OWNED))
                 continue;
             atomic_fetch_add_explicit(&sl->gen, 1, memory_order_relaxed);
-            struct pt_wcur *w = &pt_wcurs[att][i];
+            struct pt_wcur *w = &pt_wcurs[att * PT_NSLOTS + i];
             if (want == PT_SLOT_ORPHAN) {
                 adopt_cursor(s, sl, w);
             } else {
@@ -369,7 +379,7 @@ static struct pt_slot *acquire_slot(struct pt_shm *s, struct pt_thread *t, uint3
             uint32_t hwm = atomic_load(&s->slots_hwm);
             while (hwm < i + 1 && !atomic_compare_exchange_weak(&s->slots_hwm, &hwm, i + 1))
                 ;
-            t->slot[att][level] = (uint16_t)(i + 1);
+            t->slot[att][level] = (uint16_t)(att * PT_NSLOTS + i + 1);
             return sl;
         }
     }
@@ -449,8 +459,9 @@ static void record_one(struct pt_shm *s, int att, struct pt_thread *t, trace_eve
     uint16_t v = t->slot[att][level];
     if (unlikely(v == 0) && !may_acquire(s, att, t))
         return;
-    struct pt_wcur *w = v ? &pt_wcurs[att][v - 1] : NULL;
-    struct pt_slot *sl = v ? &pt_slots(s)[v - 1] : acquire_slot(s, t, (uint32_t)att, level, &w);
+    struct pt_wcur *w = v ? &pt_wcurs[v - 1] : NULL;
+    struct pt_slot *sl = v ? &pt_slots(s)[pt_slot_of(v)]
+                           : acquire_slot(s, t, (uint32_t)att, level, &w);
     if (sl == NULL) {
         pt_note_loss(s, 1, EAGAIN);
         return;
@@ -537,17 +548,20 @@ static inline bool record_fast(struct pt_shm *s, uint32_t att, struct pt_thread 
                  s->clock_mode != PT_CLOCK_TSC ||
                  atomic_load_explicit(&s->state, memory_order_relaxed) != PT_ST_RUNNING))
         return false;
-    struct pt_wcur *w = &pt_wcurs[att][v - 1];
+    struct pt_wcur *w = &pt_wcurs[v - 1];
     uint64_t ts = pt_rdtsc();
     if (t0 != 0)
         put_duration(s, ts, t0, data);
     uint32_t size = PT_REC_HDR + pt_round8(len);
-    if (unlikely(ts - w->anchor_ts >= PT_ANCHOR_TICKS || w->wpos + size > w->wend)) {
-        if (!write_event(s, &pt_slots(s)[v - 1], w, t, id, ts, data, (uint32_t)len, addr, 0))
+    uint64_t pos = w->wpos;
+    if (unlikely(ts - w->anchor_ts >= PT_ANCHOR_TICKS || pos + size > w->wend)) {
+        if (!write_event(s, &pt_slots(s)[pt_slot_of(v)], w, t, id, ts, data, (uint32_t)len, addr,
+                         0))
             pt_note_loss(s, 1, 0);
     } else {
-        put_record(s, w, PT_REC_EVENT, id, ts, addr, data, (uint32_t)len, 0);
+        w->wpos = pos + size; /* the cursor first: then w need not live across the copy */
         w->nrec++;
+        put_record_at(s, pos, size, PT_REC_EVENT, id, ts, addr, data, (uint32_t)len, 0);
     }
     if (unlikely(atomic_load_explicit(&s->waiters, memory_order_relaxed) != 0))
         pt_wake_readers(s);
