@@ -14,11 +14,23 @@
  * recording path nothing: the registry stays at its link-time address.
  *
  * A raw thread (CLONE_VM without CLONE_SETTLS) shares its parent thread's
- * TLS, hence its registry entry and slots: nothing in memory tells the two
- * apart. At every PT_TID_CHECK_EVERY-th chunk switch of an entry the
- * switching thread compares its tid with the one that claimed the entry;
- * a foreign one counts the chunk's events lost (EBADMSG: they may be
- * damaged) and marks the entry shared: from then on its events take the
+ * TLS, hence its registry entry, but not its stack. Each entry keeps the
+ * range of stack addresses its claiming thread has recorded from
+ * (pt_thread_stack_init), and every event first checks that the stack
+ * pointer lies in it (pt_on_own_stack: a subtraction and a compare against
+ * the entry's first cache line). Outside it, before anything of the entry
+ * is touched, pt_thread_resolve asks the kernel who is recording: the
+ * claiming thread (on a deeper stack, a signal stack, a coroutine's) widens
+ * the range and goes on; any other thread records with an entry of its own,
+ * found by its thread id in a small table (one gettid() per event for such
+ * a thread), with its own slots, and with its own pid if it is a process of
+ * its own sharing our memory (CLONE_VM without CLONE_THREAD, e.g. with
+ * CLONE_VFORK). A range that would grow past PT_STACK_SPAN_MAX (stacks far
+ * apart: a signal stack on the heap) is no longer checked; then only the
+ * older backstop remains: at every PT_TID_CHECK_EVERY-th chunk switch of an
+ * entry the switching thread compares its tid with the one that claimed
+ * the entry; a foreign one counts the chunk's events lost (EBADMSG: they may
+ * be damaged) and marks the entry shared: from then on its events take the
  * general path, where the claiming thread moves to a new entry and any
  * other counts its events lost.
  */
@@ -29,6 +41,11 @@
 #include <unistd.h>
 
 #define PT_TID_CHECK_EVERY 8u /* a gettid() costs about 100 ns; a chunk ~80 events */
+#define PT_STACK_BELOW   ((uintptr_t)256 << 10) /* first range: below the claim's frame */
+#define PT_STACK_ABOVE   ((uintptr_t)64 << 10)  /* and above it */
+#define PT_STACK_MARGIN  ((uintptr_t)64 << 10)  /* each widening adds this beyond sp */
+#define PT_STACK_SPAN_MAX ((uintptr_t)64 << 20) /* wider: not checked any more */
+#define PT_FOREIGN_MAX   16u                    /* raw threads with an entry at once */
 
 int pt_clone_lost;
 
@@ -117,4 +134,100 @@ void pt_thread_shared_seen(struct pt_shm *s, uint32_t nrec, struct pt_thread *t)
     pt_note_loss(s, nrec != 0 ? nrec : 1, EBADMSG);
     atomic_store(&t->shared, 1);
     memset(t->slot, 0, sizeof t->slot);
+}
+
+/* ---- raw threads: told apart by their stack ---- */
+
+void pt_thread_stack_init(struct pt_thread *t)
+{
+    uintptr_t sp = pt_stack_pointer();
+    t->stk_lo = sp > PT_STACK_BELOW ? sp - PT_STACK_BELOW : 0;
+    t->stk_len = sp - t->stk_lo + PT_STACK_ABOVE;
+}
+
+/* The claiming thread of t records at sp, outside its range: take sp in
+ * (with a margin), or stop checking when the range would get too wide. */
+static void stack_widen(struct pt_thread *t, uintptr_t sp)
+{
+    uintptr_t lo = t->stk_lo, hi = lo + t->stk_len, nlo = lo, nhi = hi;
+    if (sp < lo)
+        nlo = sp > PT_STACK_MARGIN ? sp - PT_STACK_MARGIN : 0;
+    if (sp >= hi)
+        nhi = sp + PT_STACK_MARGIN;
+    if (nhi - nlo > PT_STACK_SPAN_MAX) {
+        nlo = 0;
+        nhi = UINTPTR_MAX; /* every stack pointer passes */
+    }
+    t->stk_lo = nlo;
+    t->stk_len = nhi - nlo;
+}
+
+/* Raw threads with an entry: (thread id, entry index). tid 0: free;
+ * UINT32_MAX: being set up or taken back. Private to the process (a fork
+ * child has none: pt_foreign_clear). */
+static struct {
+    _Atomic uint32_t tid;
+    uint32_t idx;
+} foreign[PT_FOREIGN_MAX];
+
+void pt_foreign_clear(void)
+{
+    for (uint32_t i = 0; i < PT_FOREIGN_MAX; i++)
+        atomic_store(&foreign[i].tid, 0);
+}
+
+/* Take back the entries of raw threads that are gone (no exit hook runs for
+ * them): their slots become orphans, as a thread's do at its exit. */
+static void foreign_reap(void)
+{
+    pid_t pid = (pid_t)syscall(SYS_getpid);
+    for (uint32_t i = 0; i < PT_FOREIGN_MAX; i++) {
+        uint32_t tid = atomic_load(&foreign[i].tid);
+        if (tid == 0 || tid == UINT32_MAX || syscall(SYS_tgkill, pid, tid, 0) == 0 ||
+            errno != ESRCH || !atomic_compare_exchange_strong(&foreign[i].tid, &tid, UINT32_MAX))
+            continue;
+        struct pt_thread *t = &pt_threads[foreign[i].idx];
+        atomic_store(&t->nest, 0); /* it may have died inside an event */
+        pt_thread_release_slots(t);
+        atomic_store_explicit(&t->used, 0, memory_order_release);
+        atomic_store(&foreign[i].tid, 0);
+    }
+}
+
+/* The entry of raw thread tid: found, or claimed; NULL if none is free. */
+static struct pt_thread *foreign_entry(uint32_t tid)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        for (uint32_t i = 0; i < PT_FOREIGN_MAX; i++)
+            if (atomic_load_explicit(&foreign[i].tid, memory_order_acquire) == tid)
+                return &pt_threads[foreign[i].idx];
+        for (uint32_t i = 0; i < PT_FOREIGN_MAX; i++) {
+            uint32_t zero = 0;
+            if (!atomic_compare_exchange_strong(&foreign[i].tid, &zero, UINT32_MAX))
+                continue;
+            uint32_t k = pt_thread_claim_foreign(tid, (uint32_t)syscall(SYS_getpid));
+            if (k == PT_MAX_THREADS) {
+                atomic_store(&foreign[i].tid, 0);
+                return NULL;
+            }
+            foreign[i].idx = k;
+            atomic_store_explicit(&foreign[i].tid, tid, memory_order_release);
+            return &pt_threads[k];
+        }
+        foreign_reap(); /* full: some may be gone */
+    }
+    return NULL;
+}
+
+struct pt_thread *pt_thread_resolve(struct pt_thread *t)
+{
+    int saved = errno;
+    uint32_t tid = (uint32_t)syscall(SYS_gettid);
+    struct pt_thread *r = t;
+    if (tid == t->tid)
+        stack_widen(t, pt_stack_pointer());
+    else
+        r = foreign_entry(tid);
+    errno = saved;
+    return r;
 }

@@ -74,6 +74,11 @@ struct pt_thread {
     uint32_t tid;                 /* the claiming thread's (clone.c: raw threads) */
     uint32_t switches;            /* chunk switches, for the tid check's pace */
     _Atomic uint32_t shared;      /* a raw thread was seen on it: no slot any more */
+    uintptr_t stk_lo, stk_len;    /* the stack the claiming thread records from, as far as
+                                     seen: [stk_lo, stk_lo + stk_len); clone.c */
+    uint32_t own_pid;             /* a foreign entry's process, if not this one's (clone.c) */
+    uint32_t pad_;
+    uint64_t own_start;
     uint32_t epoch[PT_MAX_ATTACH];
     uint16_t slot[PT_MAX_ATTACH][PT_NEST]; /* 0 = none, else 1 + the writer's cursor
                                               index in pt_wcurs (pt_slot_of) */
@@ -108,8 +113,10 @@ void pt_thread_release_slots(struct pt_thread *t);
 void pt_want_update(void);                        /* after running/filter changes */
 void pt_quiesce_writers(void);                    /* wait out this process's writers */
 uint32_t pt_thread_index(void);                   /* pt_threads index + 1, 0 = none */
-uint32_t pt_writer_id(uint64_t *start);           /* pid, start time for a new slot (vfork) */
-bool pt_writer_takes(const struct pt_shm *s);     /* false: a vfork child, stream not inherited */
+uint32_t pt_writer_id(const struct pt_thread *t, uint64_t *start); /* a new slot's pid, start */
+uint32_t pt_thread_claim_foreign(uint32_t tid, uint32_t pid); /* index, PT_MAX_THREADS: none */
+/* false: a vfork child or a raw CLONE_VM child (t), stream not inherited */
+bool pt_writer_takes(const struct pt_thread *t, const struct pt_shm *s);
 void pt_process_child(void);                      /* a forked child's setup; names, att locks held */
 void pt_thread_forget(void);                      /* this thread's next event claims a new entry */
 /* For a raw clone child (clone.c), which has one thread: take m without
@@ -139,6 +146,33 @@ static inline bool pt_registry_live(void)         /* false: a raw clone child, n
 void pt_clone_adopt(void);                        /* slow paths: no-op unless !pt_registry_live() */
 extern int pt_clone_lost;                         /* adoption impossible: events counted lost */
 bool pt_thread_foreign(struct pt_thread *t);      /* at a chunk switch: a raw thread's? */
+/* The stack pointer of the caller. */
+static inline __attribute__((always_inline)) uintptr_t pt_stack_pointer(void)
+{
+    uintptr_t sp;
+#if defined(__x86_64__)
+    __asm__("mov %%rsp, %0" : "=r"(sp));
+#elif defined(__aarch64__)
+    __asm__("mov %0, sp" : "=r"(sp));
+#else
+    volatile char here;
+    sp = (uintptr_t)&here;
+#endif
+    return sp;
+}
+/* Is the recording thread on the stack t's claiming thread records from?
+ * A raw thread on the same TLS (hence the same entry) runs on another
+ * stack: two loads of the entry's first line, a subtraction, a compare. */
+static inline bool pt_on_own_stack(const struct pt_thread *t)
+{
+    return pt_stack_pointer() - t->stk_lo < t->stk_len;
+}
+void pt_thread_stack_init(struct pt_thread *t);   /* at a claim: around the stack pointer */
+/* The entry to record with when pt_on_own_stack(t) fails: t (its claiming
+ * thread on a stack not seen yet: the range grows), or an entry of the raw
+ * thread's own, or NULL (none free: its events count lost). */
+struct pt_thread *pt_thread_resolve(struct pt_thread *t);
+void pt_foreign_clear(void);                      /* in a fork child: no raw thread there */
 void pt_thread_shared_seen(struct pt_shm *s, uint32_t nrec, struct pt_thread *t);
 
 /* ---- procfs.c ---- */

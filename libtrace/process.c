@@ -91,6 +91,8 @@ struct pt_thread *pt_thread_self(void)
         t->tid = (uint32_t)syscall(SYS_gettid);
         t->switches = 0;
         atomic_store_explicit(&t->shared, 0, memory_order_relaxed);
+        t->own_pid = 0;
+        pt_thread_stack_init(t);
         tls_index = k + 1;
         pthread_setspecific(exit_key, (void *)1);
         return t;
@@ -101,6 +103,31 @@ struct pt_thread *pt_thread_self(void)
 uint32_t pt_thread_index(void)
 {
     return tls_index;
+}
+
+/* An entry for a thread that has no TLS of its own (a raw thread: clone.c),
+ * claimed for thread id tid of process pid: its index, or PT_MAX_THREADS. */
+uint32_t pt_thread_claim_foreign(uint32_t tid, uint32_t pid)
+{
+    for (uint32_t k = 0; k < PT_MAX_THREADS - 1; k++) {
+        uint32_t zero = 0;
+        struct pt_thread *t = &pt_threads[k];
+        if (atomic_load_explicit(&t->used, memory_order_relaxed) != 0 ||
+            !atomic_compare_exchange_strong(&t->used, &zero, 1))
+            continue;
+        memset(t->epoch, 0, sizeof t->epoch);
+        memset(t->slot, 0, sizeof t->slot);
+        t->tid = tid;
+        t->switches = 0;
+        atomic_store_explicit(&t->shared, 0, memory_order_relaxed);
+        t->stk_lo = 0;
+        t->stk_len = 0; /* reached only through the foreign table, never by its stack */
+        t->own_pid = pid == pt_pid ? 0 : pid;
+        if (t->own_pid != 0 && pt_proc_stat((pid_t)pid, NULL, &t->own_start) != 0)
+            t->own_start = 0;
+        return k;
+    }
+    return PT_MAX_THREADS;
 }
 
 /* This thread's entry is shared with a raw thread (clone.c): leave it to
@@ -162,10 +189,15 @@ PT_API void posixtrace_vfork_parent(void)
     tls_index = tls_vfork.saved[d];
 }
 
-/* The pid and start time a new slot of this thread carries: the process's,
- * or a vfork child's own (its start time read once, on this slow path). */
-uint32_t pt_writer_id(uint64_t *start)
+/* The pid and start time a new slot of entry t carries: the process's, a
+ * raw CLONE_VM child's (clone.c), or a vfork child's own (its start time
+ * read once, on this slow path). */
+uint32_t pt_writer_id(const struct pt_thread *t, uint64_t *start)
 {
+    if (unlikely(t->own_pid != 0)) {
+        *start = t->own_start;
+        return t->own_pid;
+    }
     uint32_t d = tls_vfork.depth;
     if (likely(d == 0) || d > PT_VFORK_MAX) {
         *start = pt_start;
@@ -180,9 +212,10 @@ uint32_t pt_writer_id(uint64_t *start)
 
 /* A vfork child records only into the streams a forked child would
  * inherit (posix_trace_attr_getinherited(3p)). */
-bool pt_writer_takes(const struct pt_shm *s)
+bool pt_writer_takes(const struct pt_thread *t, const struct pt_shm *s)
 {
-    return likely(tls_vfork.depth == 0) || s->inheritance == POSIX_TRACE_INHERITED;
+    bool child = unlikely(tls_vfork.depth != 0) || unlikely(t->own_pid != 0);
+    return !child || s->inheritance == POSIX_TRACE_INHERITED;
 }
 
 /* Recompute the ON bits of pt_want from the attachments' running flags and
@@ -364,6 +397,7 @@ void pt_registry_child(void)
         atomic_store(&t->used, 1);
         t->tid = (uint32_t)syscall(SYS_gettid);
     }
+    pt_foreign_clear();
     atomic_store(&pt_threads[PT_MAX_THREADS - 1].used, 1); /* the live mark */
 }
 

@@ -370,7 +370,7 @@ static struct pt_slot *acquire_slot(struct pt_shm *s, struct pt_thread *t, uint3
                 w->wchunk = PT_NONE;
                 sl->wchunk = PT_NONE;
             }
-            w->pid = pt_writer_id(&sl->pid_start);
+            w->pid = pt_writer_id(t, &sl->pid_start);
             w->thread = (uint64_t)pthread_self();
             sl->pid = w->pid;
             sl->thread = w->thread;
@@ -427,7 +427,7 @@ static bool may_acquire(struct pt_shm *s, int att, struct pt_thread *t)
         pt_note_loss(s, 1, 0);
         return false;
     }
-    return pt_writer_takes(s);
+    return pt_writer_takes(t, s);
 }
 
 /* Record one event into stream s (attachment att) from thread t, which is
@@ -491,6 +491,8 @@ static void record_one(struct pt_shm *s, int att, struct pt_thread *t, trace_eve
 static inline struct pt_thread *enter(void)
 {
     struct pt_thread *t = pt_thread_self();
+    if (t != NULL && unlikely(!pt_on_own_stack(t)))
+        t = pt_thread_resolve(t); /* a raw thread on this TLS, or a new stack (clone.c) */
     if (unlikely(t == NULL)) {
         t = &pt_threads[PT_MAX_THREADS - 1];
         atomic_fetch_add(&t->nest, 1);
@@ -607,6 +609,10 @@ __attribute__((noinline)) static void event_wanted(trace_event_id_t id, const vo
         return;
     }
     struct pt_thread *t = &pt_threads[ti - 1];
+    if (unlikely(!pt_on_own_stack(t))) { /* before anything of t is touched (clone.c) */
+        event_general(id, data, len, addr, flags, t0);
+        return;
+    }
     uint32_t nest = atomic_load_explicit(&t->nest, memory_order_relaxed);
     atomic_store_explicit(&t->nest, nest + 1, memory_order_relaxed);
     atomic_signal_fence(memory_order_seq_cst);

@@ -14,6 +14,11 @@
  *       at once into a stream of the process; then it is read.
  *   t110_rawclone vfork N M K    like child, the child made with
  *       CLONE_VM|CLONE_VFORK on a stack of its own (the parent waits).
+ *   t110_rawclone stacks N       no raw clone: the main thread itself
+ *       records N events on its stack (who 1), N from a signal handler on
+ *       an alternate stack on the heap (who 2), N from a coroutine on a
+ *       stack of its own (makecontext/swapcontext, who 3): all of it the
+ *       same thread, which must not be taken for a raw thread.
  *
  * Every event carries (who, seq): who 1 = parent before, 2 = child or raw
  * thread, 3 = parent after. The reader prints, per stream, the events per
@@ -24,7 +29,9 @@
 #include "tcommon.h"
 
 #include <sched.h>
+#include <signal.h>
 #include <stdatomic.h>
+#include <ucontext.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -198,6 +205,41 @@ static int mode_thread(uint32_t n)
     return 0;
 }
 
+static uint32_t st_n;
+static ucontext_t co_main, co_ctx;
+
+static void on_signal(int sig)
+{
+    (void)sig;
+    record(2, st_n, 0);
+}
+
+static void coroutine(void)
+{
+    record(3, st_n, 0);
+    swapcontext(&co_ctx, &co_main);
+}
+
+static int mode_stacks(uint32_t n)
+{
+    trace_id_t t = stream(POSIX_TRACE_CLOSE_FOR_CHILD);
+    st_n = n;
+    record(1, n, 0);
+    stack_t ss = { .ss_sp = malloc(1 << 16), .ss_size = 1 << 16 };
+    TC_ASSERT(ss.ss_sp != NULL && sigaltstack(&ss, NULL) == 0);
+    struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_ONSTACK };
+    TC_ASSERT(sigaction(SIGUSR1, &sa, NULL) == 0);
+    TC_ASSERT(raise(SIGUSR1) == 0);
+    TC_ASSERT(getcontext(&co_ctx) == 0);
+    co_ctx.uc_stack.ss_sp = (char *)new_stack(1 << 20) - (1 << 20);
+    co_ctx.uc_stack.ss_size = 1 << 20;
+    co_ctx.uc_link = &co_main;
+    makecontext(&co_ctx, coroutine, 0);
+    TC_ASSERT(swapcontext(&co_main, &co_ctx) == 0);
+    drain("T", t);
+    return 0;
+}
+
 static uint32_t vf_m;
 
 static int vfork_child_main(void *arg)
@@ -220,6 +262,8 @@ int main(int argc, char **argv)
     ev = tc_open("rawclone");
     if (strcmp(argv[1], "thread") == 0)
         return mode_thread(n);
+    if (strcmp(argv[1], "stacks") == 0)
+        return mode_stacks(n);
     int plain = strcmp(argv[1], "plain") == 0;
     trace_id_t inh = 0, cfc = 0;
     if (!plain) {
