@@ -20,6 +20,7 @@
  */
 #include "internal.h"
 #include <fcntl.h>
+#include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <string.h>
@@ -266,16 +267,31 @@ static void set_inheritable(void)
         fcntl(PT_INBOX->fd, F_SETFD, any ? fl & ~FD_CLOEXEC : fl | FD_CLOEXEC);
 }
 
-/* Claim a free entry of ib: CAS of its state FREE -> BUSY (no lock: the
- * inbox is another process's memory, and nothing in it may steer us).
- * NULL if none is free. */
+/* A BUSY entry whose claimer is gone: it died between claiming and posting
+ * (a controller killed in posix_trace_create). A claim that names no
+ * process (pid 0) is left alone: nobody can tell when it ends. */
+static bool abandoned(uint32_t st)
+{
+    uint32_t pid = st >> 8;
+    if ((st & 0xffu) != PT_IE_BUSY || pid == 0 || pid == pt_pid)
+        return false;
+    return kill((pid_t)pid, 0) != 0 && errno == ESRCH;
+}
+
+/* Claim a free entry of ib: CAS of its state FREE -> BUSY by us (no lock:
+ * the inbox is another process's memory, and nothing in it may steer us);
+ * if none is free, one abandoned by a dead claimer. NULL if none. */
 struct pt_inbox_ent *pt_inbox_claim(struct pt_inbox *ib, int *idx)
 {
-    for (unsigned i = 0; i < PT_MAX_ATTACH; i++) {
-        uint32_t free_ = PT_IE_FREE;
-        if (atomic_compare_exchange_strong(&ib->ent[i].state, &free_, PT_IE_BUSY)) {
-            *idx = (int)i;
-            return &ib->ent[i];
+    for (int pass = 0; pass < 2; pass++) {
+        for (unsigned i = 0; i < PT_MAX_ATTACH; i++) {
+            uint32_t st = atomic_load(&ib->ent[i].state);
+            if (st != PT_IE_FREE && (pass == 0 || !abandoned(st)))
+                continue;
+            if (atomic_compare_exchange_strong(&ib->ent[i].state, &st, PT_IE_BUSY_BY(pt_pid))) {
+                *idx = (int)i;
+                return &ib->ent[i];
+            }
         }
     }
     return NULL;
@@ -314,7 +330,7 @@ int pt_inbox_add_own(struct pt_shm *s, size_t size, int fd)
         struct pt_inbox_ent *e = &PT_INBOX->ent[i];
         uint32_t free_ = PT_IE_FREE;
         if (atomic_load(&pt_att[i].shm) != NULL ||
-            !atomic_compare_exchange_strong(&e->state, &free_, PT_IE_BUSY))
+            !atomic_compare_exchange_strong(&e->state, &free_, PT_IE_BUSY_BY(pt_pid)))
             continue;
         pt_inbox_post(e, s, fd, size);
         pt_attach_set((int)i, s, size, s->key, 1);

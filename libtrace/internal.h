@@ -200,6 +200,10 @@ int  pt_proc_euid(pid_t pid, uid_t *euid);
 #define PT_INBOX_FD_MIN 1000                       /* its descriptor: the first free from here */
 #define PT_INBOX_NAME   "posixtrace-inbox"
 enum { PT_IE_FREE = 0, PT_IE_BUSY = 1, PT_IE_POSTED = 2 };
+/* A claimed entry's state names its claimer: BUSY in the low byte, the
+ * claiming process's pid above (pids are below 2^22), so that an entry whose
+ * claimer died before posting it can be taken back (pt_inbox_claim). */
+#define PT_IE_BUSY_BY(pid) (((uint32_t)(pid) << 8) | PT_IE_BUSY)
 struct pt_inbox_ent {
     _Atomic uint32_t state;
     int32_t ctrl_fd;          /* the stream's memfd number in the controller */

@@ -38,7 +38,7 @@
 #include <sys/syscall.h>
 
 enum { H_REC = 1, H_DONE, H_NAMES_SET, H_NAMES_OWN, H_DEAD_TID, H_INBOX_STATES, H_STORM, H_STORM_STOP,
-       H_EXIT };
+       H_INBOX_ABANDONED, H_EXIT };
 
 static uint64_t g_rng = 88172645463325252ULL;
 
@@ -164,6 +164,11 @@ static int hostile_target(struct xp_link *l, void *arg)
             for (unsigned i = 0; i < PT_MAX_ATTACH; i++)
                 atomic_store(&inbox()->ent[i].state, (uint32_t)a);
             break;
+        case H_INBOX_ABANDONED: /* claimed by a controller that died before posting */
+            r = dead_pid();
+            for (unsigned i = 0; i < PT_MAX_ATTACH; i++)
+                atomic_store(&inbox()->ent[i].state, PT_IE_BUSY_BY(r));
+            break;
         case H_STORM:
             atomic_store(&storm_on, 1);
             TC_ASSERT(pthread_create(&th, NULL, storm_main, (void *)(intptr_t)a) == 0);
@@ -258,6 +263,11 @@ static void inbox_attacks(const struct xp_proc *t)
     int rc;
     create_for(t->pid, &rc);
     printf("R create all_busy rc=%s under_500ms=%d\n", tc_errname(rc), ms_since(t0) < 500);
+    tell(t, H_INBOX_ABANDONED, 0);
+    trace_id_t ab = create_for(t->pid, &rc);
+    printf("R create abandoned rc=%s\n", tc_errname(rc));
+    if (rc == 0)
+        CHECK(posix_trace_shutdown(ab));
     tell(t, H_INBOX_STATES, PT_IE_FREE);
     tell(t, H_STORM, 2);
     long made = 0, again = 0, other = 0, bad_ops = 0;
