@@ -457,6 +457,20 @@ static int open_backing(const struct pt_inbox_ent *e)
     return open_named(path, O_RDWR, getuid(), false, 077, e->size);
 }
 
+/* Tell the controller why we do not record into the stream behind fd
+ * (posixtrace_stream_refusals): our entry of its refusal table, by pwrite. */
+static void note_refusal(int fd, int err)
+{
+    struct pt_refusal r = { .pid = pt_pid, .err = err, .start = pt_start };
+    off_t at = (off_t)(offsetof(struct pt_shm, refusals) + (pt_pid % PT_REFUSALS) * sizeof r);
+    if (pwrite(fd, &r, sizeof r, at) != (ssize_t)sizeof r) { /* nothing more to tell */ }
+}
+
+/* The stream e names, mapped, its geometry checked (pt_shm_check) and its
+ * first page made private: nothing another process of the stream writes
+ * moves our writes. NULL if it cannot be; a stream that is there but
+ * cannot be mapped (ENOMEM: a memory limit) or is inconsistent (EBADMSG)
+ * is told why (note_refusal). */
 static struct pt_shm *open_stream(const struct pt_inbox_ent *e, size_t *size)
 {
     if (pt_secure() && !pt_discover_trusted(e))
@@ -468,18 +482,28 @@ static struct pt_shm *open_stream(const struct pt_inbox_ent *e, size_t *size)
         close(fd);
         return NULL;
     }
+    int keep = fcntl(fd, F_DUPFD_CLOEXEC, 0); /* pt_map_whole closes fd */
     struct pt_shm *s = pt_map_whole(fd, e->size, PROT_READ | PROT_WRITE, NULL);
-    if (s == NULL)
-        return NULL;
-    /* the geometry checked, then kept in a private copy of the first page:
-     * nothing another process of the stream writes moves our writes */
-    if (e->size < sizeof(struct pt_shm) ||
-        s->magic != PT_SHM_MAGIC || s->version != PT_SHM_VERSION || s->key != e->key ||
-        !pt_shm_check(s, e->size) || atomic_load(&s->state) == PT_ST_SHUTDOWN ||
-        !pt_proc_alive((pid_t)e->ctrl_pid, e->ctrl_start) || pt_shm_privatize(s) != 0) {
-        munmap(s, e->size);
-        return NULL;
+    int err = s == NULL ? (errno != 0 ? errno : ENOMEM) : 0;
+    if (s != NULL && (e->size < sizeof(struct pt_shm) || s->magic != PT_SHM_MAGIC ||
+                      s->version != PT_SHM_VERSION || s->key != e->key ||
+                      atomic_load(&s->state) == PT_ST_SHUTDOWN ||
+                      !pt_proc_alive((pid_t)e->ctrl_pid, e->ctrl_start))) {
+        munmap(s, e->size); /* not this stream, or not any more */
+        s = NULL;
+    } else if (s != NULL && !pt_shm_check(s, e->size)) {
+        err = EBADMSG;
+    } else if (s != NULL && pt_shm_privatize(s) != 0) {
+        err = ENOMEM;
     }
+    if (err != 0 && s != NULL) {
+        munmap(s, e->size);
+        s = NULL;
+    }
+    if (err != 0 && keep >= 0 && e->size >= sizeof(struct pt_shm))
+        note_refusal(keep, err);
+    if (keep >= 0)
+        close(keep);
     *size = e->size;
     return s;
 }

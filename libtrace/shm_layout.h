@@ -108,6 +108,18 @@ struct pt_name {
  * calls): the controller rings its inbox doorbell when start, stop, the
  * filter or shutdown change what it must record (inbox.c, remote.c). */
 #define PT_MAX_MEMBERS 256u
+/* A process that was to record into the stream but could not map it, or
+ * found it inconsistent (doc/design.md, "Writers keep their cursor"): its
+ * pid, start time and errno, written with pwrite (the stream may not be
+ * mapped there) at index pid % PT_REFUSALS, for its controller to say why
+ * it is not traced. Anyone may write these: a reader checks the pid it asks
+ * about and the errno's range. */
+#define PT_REFUSALS 16u
+struct pt_refusal {
+    uint32_t pid;
+    int32_t err;
+    uint64_t start;
+};
 struct pt_member {
     _Atomic uint32_t state;    /* 0 free, 1 being set, 2 valid */
     uint32_t pid;
@@ -162,6 +174,7 @@ struct pt_shm {
      * a pointer, since anyone may write it */
     alignas(PT_PAGE0) _Atomic uint32_t names_lock;
     alignas(PT_CACHELINE) struct pt_member members[PT_MAX_MEMBERS];
+    alignas(PT_CACHELINE) struct pt_refusal refusals[PT_REFUSALS];
     alignas(PT_CACHELINE) _Atomic uint32_t state;
     _Atomic uint32_t overrun;
     _Atomic uint32_t error_pending;

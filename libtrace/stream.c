@@ -5,6 +5,8 @@
 #include "internal.h"
 #include "logread.h"
 #include "logwrite.h"
+#include "pt_bounds.h"
+#include <posixtrace/control.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -537,6 +539,33 @@ PT_API int posixtrace_log_lost(trace_id_t trid, unsigned long long *lost)
     if (rc != 0)
         return rc;
     *lost = pt_logr_lost(h->logr);
+    pt_put(h);
+    return 0;
+}
+
+/* <posixtrace/control.h>: the processes that noted why they do not record
+ * into the active stream trid (open_stream in inbox.c). */
+PT_API int posixtrace_stream_refusals(trace_id_t trid, struct posixtrace_refusal *out, size_t max,
+                                      size_t *n)
+{
+    struct pt_handle *h;
+    if (out == NULL || n == NULL)
+        return EINVAL;
+    int rc = pt_get_active(trid, &h);
+    if (rc != 0)
+        return rc;
+    *n = 0;
+    for (uint32_t i = 0; i < PT_REFUSALS && *n < max; i++) {
+        struct pt_refusal r;
+        memcpy(&r, &h->shm->refusals[i], sizeof r); /* anyone's to write: a copy, checked */
+        uint64_t start = 0;
+        if (r.pid == 0 || r.pid > INT32_MAX || r.pid % PT_REFUSALS != i || r.err <= 0 ||
+            r.err > PT_ERRNO_MAX ||
+            (pt_proc_stat((pid_t)r.pid, NULL, &start) == 0 && start != r.start))
+            continue;
+        out[*n].pid = (pid_t)r.pid;
+        out[(*n)++].err = r.err;
+    }
     pt_put(h);
     return 0;
 }

@@ -87,8 +87,9 @@ def test_head_overwritten_new_image_refuses(tmp_path):
     p, log = run(tmp_path, "head", "/bin/true")
     assert p.out.splitlines() == ["C exit=0", "V exit=0", "A exit=0"], p.out
     # posixtrace-run says so (doc/tools.md, "Processes not traced")
-    assert re.search(r"^posixtrace-run: pid \d+ \(/bin/true\): not traced: its new image did "
-                     r"not join the trace", p.err, re.M), p.err
+    assert re.search(r"^posixtrace-run: pid \d+ \(/bin/true\): not traced: its new image "
+                     r"refused the stream: its layout in shared memory was inconsistent", p.err,
+                     re.M), p.err
     assert re.search(r", 1 not traced$", p.err, re.M), p.err
     v = victim_pid(tmp_path, p, log)
     seqs = [e for e in victim_events(log, v) if e["event"] == "slot/ev"]

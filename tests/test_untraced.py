@@ -21,6 +21,8 @@ from test_xproc_common import others_can_run
 
 pytestmark = pytest.mark.skipif(shim_usable() is not None, reason=str(shim_usable()))
 
+NOMEM = ("its new image could not map its stream: Cannot allocate memory (ENOMEM); a memory "
+         "limit (ulimit -v)? a smaller --stream-size needs less")
 GENERIC = ("its new image did not join the trace (it could not map its stream, e.g. under a "
            "memory limit, or it does not load the shim)")
 STATIC = "statically linked: the shim cannot be preloaded"
@@ -49,14 +51,15 @@ def exec_pid(evs, path):
 def test_memory_limit(tmp_path):
     """sh -c 'ulimit -v 9000; exec cat F': cat runs (its output is right)
     but cannot map its stream; the process that exec'd it is named, with
-    the program, and counted."""
+    the program and the reason it noted in the stream (ENOMEM:
+    posixtrace_stream_refusals, <posixtrace/control.h>), and counted."""
     f = tmp_path / "f"
     f.write_text("content\n")
     log = tmp_path / "t.ptl"
     p, nt = run(log, ["/bin/sh", "-c", "ulimit -v 9000; exec /bin/cat %s" % f], 0)
     assert p.out == "content\n"
     pid = exec_pid(dump(log), "/bin/cat")
-    assert nt == [(pid, "/bin/cat", GENERIC)], p.err
+    assert nt == [(pid, "/bin/cat", NOMEM)], p.err
     assert re.search(r"^posixtrace-run: \d+ events in .*, 0 lost, 1 not traced$", p.err, re.M), p.err
 
 

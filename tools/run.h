@@ -60,6 +60,9 @@ void untraced_expect(struct untraced *u, pid_t pid, const char *path, int search
 void untraced_event(void *u, const struct pt_event *e); /* a pt_sink observer */
 /* One line per process expected that never started tracing, with the
  * reason when the program file tells it; returns how many. */
+/* Before the stream is shut down: what processes that could not join noted
+ * there (posixtrace_stream_refusals), for untraced_report. */
+void untraced_collect(struct untraced *u, trace_id_t trid);
 guint untraced_report(struct untraced *u);
 void untraced_free(struct untraced *u);
 

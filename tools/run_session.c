@@ -102,6 +102,8 @@ void session_finish(struct session *s)
         if (rc != 0 && !s->read_error)
             pt_warn("reading the stream failed: %s", g_strerror(rc));
     }
+    if (s->untraced != NULL)
+        untraced_collect(s->untraced, s->trid); /* before the stream goes */
     int rc = posix_trace_shutdown(s->trid);
     if (rc != 0)
         pt_warn("shutting the stream down: %s", g_strerror(rc));

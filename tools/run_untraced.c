@@ -7,14 +7,18 @@
  * (the shim's initialisation), or records something itself (a program that
  * links the library but did not load the shim). One that did neither was
  * not traced: it did not
- * load the shim, or could not join its stream. The reason is found from the
- * program file when it can be: a set-user-ID/set-group-ID program or one
- * with file capabilities (it does not join a less privileged trace), a
- * statically linked program (no dynamic loader, no LD_PRELOAD).
+ * load the shim, or could not join its stream. The reason is what the
+ * process noted in the stream when it could not map it
+ * (posixtrace_stream_refusals: a memory limit, a stream overwritten by
+ * another process of the tree), else found from the program file when it
+ * can be: a set-user-ID/set-group-ID program or one with file capabilities
+ * (it does not join a less privileged trace), a statically linked program
+ * (no dynamic loader, no LD_PRELOAD).
  */
 #include "run.h"
 
 #include <elf.h>
+#include <posixtrace/control.h>
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -24,6 +28,7 @@
 struct untraced {
     GHashTable *pending;       /* pid -> program path (g_strdup): awaiting process_start */
     GHashTable *search;        /* pids whose path is to be looked up in PATH */
+    GHashTable *refused;       /* pid -> errno it noted in the stream */
 };
 
 struct untraced *untraced_new(void)
@@ -31,6 +36,7 @@ struct untraced *untraced_new(void)
     struct untraced *u = g_new0(struct untraced, 1);
     u->pending = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
     u->search = g_hash_table_new(g_direct_hash, g_direct_equal);
+    u->refused = g_hash_table_new(g_direct_hash, g_direct_equal);
     return u;
 }
 
@@ -152,6 +158,29 @@ static const char *why_file(const char *path, int depth)
     return why;
 }
 
+void untraced_collect(struct untraced *u, trace_id_t trid)
+{
+    struct posixtrace_refusal r[16];
+    size_t n = 0;
+    if (posixtrace_stream_refusals(trid, r, G_N_ELEMENTS(r), &n) != 0)
+        return;
+    for (size_t i = 0; i < n; i++)
+        g_hash_table_replace(u->refused, GINT_TO_POINTER(r[i].pid), GINT_TO_POINTER(r[i].err));
+}
+
+/* What a process that noted errno err in the stream could not do. */
+static char *why_refused(int err)
+{
+    if (err == EBADMSG)
+        return g_strdup("its new image refused the stream: its layout in shared memory was "
+                        "inconsistent (overwritten by another process of the tree?)");
+    char name[32];
+    return g_strdup_printf("its new image could not map its stream: %s (%s)%s", g_strerror(err),
+                           pt_errno_name(err, name, sizeof name),
+                           err == ENOMEM ? "; a memory limit (ulimit -v)? a smaller "
+                                           "--stream-size needs less" : "");
+}
+
 static gint by_pid(gconstpointer a, gconstpointer b)
 {
     return GPOINTER_TO_INT(a) - GPOINTER_TO_INT(b);
@@ -166,8 +195,15 @@ guint untraced_report(struct untraced *u)
         const char *path = g_hash_table_lookup(u->pending, k);
         char *found = g_hash_table_contains(u->search, k) ? g_find_program_in_path(path) : NULL;
         const char *file = found != NULL ? found : path;
+        gpointer err;
+        char *refused = g_hash_table_lookup_extended(u->refused, k, NULL, &err)
+                            ? why_refused(GPOINTER_TO_INT(err))
+                            : NULL;
         pt_warn("pid %d (%s): not traced: %s", GPOINTER_TO_INT(k), *file ? file : "?",
-                *file ? why_file(file, 0) : "its new image did not join the trace");
+                refused != NULL ? refused
+                : *file         ? why_file(file, 0)
+                                : "its new image did not join the trace");
+        g_free(refused);
         g_free(found);
     }
     g_list_free(pids);
@@ -180,5 +216,6 @@ void untraced_free(struct untraced *u)
         return;
     g_hash_table_destroy(u->pending);
     g_hash_table_destroy(u->search);
+    g_hash_table_destroy(u->refused);
     g_free(u);
 }

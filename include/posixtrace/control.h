@@ -1,0 +1,39 @@
+/*
+ * <posixtrace/control.h> -- posixtrace extension: what a controller can
+ * learn about the processes it traces beyond what the standard API says.
+ */
+#ifndef POSIXTRACE_CONTROL_H
+#define POSIXTRACE_CONTROL_H
+
+#include <sys/types.h>
+#include <trace.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A process that was to record into a stream and noted why it does not. */
+struct posixtrace_refusal {
+    pid_t pid;
+    int err; /* ENOMEM: it could not map the stream (a memory limit, RLIMIT_AS);
+                EBADMSG: it found the stream's layout inconsistent with its
+                attributes (another process of the tree wrote over it);
+                another errno of mapping it */
+};
+
+/* For an active stream created for another process (and its children, with
+ * the Trace Inherit option): the processes that were to record into it but
+ * could not, as they noted it in the stream, up to max of them into out[],
+ * their number in *n. 0, or EINVAL (a bad trid, a pre-recorded stream, out
+ * or n NULL). What a process notes is in memory every process of the stream
+ * can write: at most 16 notes are kept (a slot per pid modulo 16, the last
+ * one written wins), and a note is believed only if its errno is one and the
+ * process it names is gone or still has the start time it noted. */
+int posixtrace_stream_refusals(trace_id_t trid, struct posixtrace_refusal *out, size_t max,
+                               size_t *n);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif
