@@ -16,7 +16,7 @@
  *       CLONE_VM|CLONE_VFORK on a stack of its own (the parent waits).
  *   t110_rawclone stacks N       no raw clone: the main thread itself
  *       records N events on its stack (who 1), N from a signal handler on
- *       an alternate stack on the heap (who 2), N from a coroutine on a
+ *       an alternate stack in static memory (who 2), N from a coroutine on a
  *       stack of its own (makecontext/swapcontext, who 3): all of it the
  *       same thread, which must not be taken for a raw thread.
  *
@@ -225,8 +225,9 @@ static int mode_stacks(uint32_t n)
     trace_id_t t = stream(POSIX_TRACE_CLOSE_FOR_CHILD);
     st_n = n;
     record(1, n, 0);
-    stack_t ss = { .ss_sp = malloc(1 << 16), .ss_size = 1 << 16 };
-    TC_ASSERT(ss.ss_sp != NULL && sigaltstack(&ss, NULL) == 0);
+    static char altstack[1 << 16]; /* far from the thread's stack */
+    stack_t ss = { .ss_sp = altstack, .ss_size = sizeof altstack };
+    TC_ASSERT(sigaltstack(&ss, NULL) == 0);
     struct sigaction sa = { .sa_handler = on_signal, .sa_flags = SA_ONSTACK };
     TC_ASSERT(sigaction(SIGUSR1, &sa, NULL) == 0);
     TC_ASSERT(raise(SIGUSR1) == 0);

@@ -69,7 +69,7 @@ def test_raw_thread(rep):
 
 def test_own_thread_on_other_stacks():
     """The main thread records from its stack, from a signal handler on an
-    alternate stack on the heap (sigaltstack) and from a coroutine on a
+    alternate stack in static memory (sigaltstack) and from a coroutine on a
     stack of its own (swapcontext): the same thread each time, which the
     stack check must not take for a raw thread (its range widens, or stops
     being checked): 20000 events each, all there in order, nothing lost."""
