@@ -18,9 +18,10 @@
  *   head   the stream's shared first page (its geometry: chunk size, number
  *          of chunks, offsets, cap, clock), reached as a new mapping of the
  *          controller's memfd (/proc/<controller>/fd/N, as any process of
- *          the user can); then V forks a child that execs PROG (argv[3],
- *          default /bin/true), a new image that must refuse the stream
- *          rather than write where the scribbled geometry says
+ *          the user can); then V forks a child that execs this program in
+ *          mode probe, a new image (with the library) that must refuse the
+ *          stream rather than write where the scribbled geometry says
+ *   probe  record one event "slot/probe" and exit 0
  * The main process M waits for both and prints "V exit=N" or "V signal=N",
  * "A exit=N" or "A signal=N", and, for head, "C exit=N" or "C signal=N"
  * for V's child. Every wait is bounded (30 s).
@@ -119,7 +120,7 @@ static int wait_bounded(pid_t p, int *st)
     return waitpid(p, st, 0) == p ? 0 : -1;
 }
 
-static void victim(long n, int go, int done, const char *mode, const char *prog)
+static void victim(long n, int go, int done, const char *mode, const char *self)
 {
     trace_event_id_t ev, fin;
     char c;
@@ -139,7 +140,7 @@ static void victim(long n, int go, int done, const char *mode, const char *prog)
             _exit(5);
         pid_t ch = fork();
         if (ch == 0) {
-            execl(prog, prog, (char *)NULL);
+            execl(self, self, "probe", "0", (char *)NULL);
             _exit(127);
         }
         int st = 0;
@@ -176,14 +177,21 @@ int main(int argc, char **argv)
 {
     if (argc < 3)
         return 2;
-    const char *mode = argv[1], *prog = argc > 3 ? argv[3] : "/bin/true";
+    const char *mode = argv[1];
     long n = atol(argv[2]);
+    if (strcmp(mode, "probe") == 0) {
+        trace_event_id_t probe;
+        if (posix_trace_eventid_open("slot/probe", &probe) != 0)
+            return 3;
+        posix_trace_event(probe, NULL, 0);
+        return 0;
+    }
     int go[2], done[2];
     if (pipe(go) != 0 || pipe(done) != 0)
         return 2;
     pid_t v = fork();
     if (v == 0)
-        victim(n, go[0], done[1], mode, prog);
+        victim(n, go[0], done[1], mode, argv[0]);
     pid_t a = fork();
     if (a == 0)
         attacker(mode, v, go[1], done[0]);
