@@ -191,7 +191,7 @@ check_PROGRAMS += tests/t060_event_sizes
 tests_t060_event_sizes_SOURCES = tests/t060_event_sizes.c tests/tcommon.h
 tests_t060_event_sizes_LDADD = $(TEST_LDADD)
 tests_t060_event_sizes_LDFLAGS = $(TEST_LDFLAGS)
-EXTRA_DIST += tests/test_event_sizes.py
+EXTRA_DIST += tests/test_event_sizes.py tests/test_events_doc.py
 
 # ---- Every test file is distributed -----------------------------------------
 # 'make check' first fails if a file of tests/ that the suite uses (test_*.py,

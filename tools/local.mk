@@ -101,3 +101,8 @@ nodist_tests_t202_xlat_SOURCES = tools/xlat_tables.c
 tests_t202_xlat_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
 tests_t202_xlat_LDFLAGS = $(TEST_LDFLAGS)
 EXTRA_DIST += tests/test_decode_xlat.py
+
+# The event tables of doc/events.md, from include/posixtrace/events.def
+# (tests/test_events_doc.py checks them; make events-doc rewrites them).
+noinst_PROGRAMS += tools/gen-events-doc
+tools_gen_events_doc_SOURCES = tools/gen-events-doc.c

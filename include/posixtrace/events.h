@@ -109,57 +109,12 @@ enum posixtrace_ftype {
 /* Decoders show an unknown fixed type (< 64) as F_INT and an unknown
  * variable type (>= 64) as F_BYTES: new types never break old decoders. */
 
-/* Event ids, by category (ids are stable; doc/events.md has each payload). */
+/* Event ids (stable; defined with their fields in <posixtrace/events.def>,
+ * documented in doc/events.md). */
 enum posixtrace_event_id {
-    POSIXTRACE_EV_PROCESS_START = 8,  /* at shim initialisation in each image */
-    POSIXTRACE_EV_MODULE = 9,         /* one loaded object (address map) */
-    POSIXTRACE_EV_STACK = 10,         /* the call stack of the preceding event */
-    POSIXTRACE_EV_OPEN = 16,
-    POSIXTRACE_EV_CLOSE,
-    POSIXTRACE_EV_READ,
-    POSIXTRACE_EV_WRITE,
-    POSIXTRACE_EV_PREAD,
-    POSIXTRACE_EV_PWRITE,
-    POSIXTRACE_EV_READV,
-    POSIXTRACE_EV_WRITEV,
-    POSIXTRACE_EV_LSEEK,
-    POSIXTRACE_EV_DUP,
-    POSIXTRACE_EV_PIPE,
-    POSIXTRACE_EV_UNLINK,
-    POSIXTRACE_EV_RENAME,
-    POSIXTRACE_EV_MKDIR,
-    POSIXTRACE_EV_RMDIR,
-    POSIXTRACE_EV_FTRUNCATE,
-    POSIXTRACE_EV_FSYNC,
-    POSIXTRACE_EV_COPY_FILE_RANGE,
-    POSIXTRACE_EV_SENDFILE,
-    POSIXTRACE_EV_FOPEN,
-    POSIXTRACE_EV_FDOPEN,
-    POSIXTRACE_EV_FREOPEN,
-    POSIXTRACE_EV_FCLOSE,
-    POSIXTRACE_EV_FORK = 64,
-    POSIXTRACE_EV_VFORK,
-    POSIXTRACE_EV_SPAWN,
-    POSIXTRACE_EV_EXEC,
-    POSIXTRACE_EV_EXIT,
-    POSIXTRACE_EV_WAIT,
-    POSIXTRACE_EV_WAITID,
-    POSIXTRACE_EV_KILL,
-    POSIXTRACE_EV_RAISE,
-    POSIXTRACE_EV_PTHREAD_CREATE = 96,
-    POSIXTRACE_EV_THREAD_START,
-    POSIXTRACE_EV_PTHREAD_EXIT,
-    POSIXTRACE_EV_PTHREAD_JOIN,
-    POSIXTRACE_EV_SOCKET = 128,
-    POSIXTRACE_EV_BIND,
-    POSIXTRACE_EV_LISTEN,
-    POSIXTRACE_EV_ACCEPT,
-    POSIXTRACE_EV_CONNECT,
-    POSIXTRACE_EV_SEND,
-    POSIXTRACE_EV_RECV,
-    POSIXTRACE_EV_SENDMSG,
-    POSIXTRACE_EV_RECVMSG,
-    POSIXTRACE_EV_SHUTDOWN,
+#define POSIXTRACE_EVENT(ID, id, name, category, by, fields) POSIXTRACE_EV_##ID = id,
+#include "events.def"
+#undef POSIXTRACE_EVENT
 };
 
 #define POSIXTRACE_MAX_FIELDS 8
