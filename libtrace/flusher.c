@@ -18,6 +18,17 @@
 #include "internal.h"
 #include "logpack.h"
 #include "logwrite.h"
+
+/* EVENTS blocks hold the stream's records as they are (shm_layout.h): the
+ * in-memory record is the on-disk one (log_format.h). */
+_Static_assert(sizeof(struct pt_rec) == PT_LOGF_REC_HDR, "record header size");
+_Static_assert(offsetof(struct pt_rec, commit) == PT_LOGF_R_COMMIT &&
+                   offsetof(struct pt_rec, id) == PT_LOGF_R_ID &&
+                   offsetof(struct pt_rec, ts) == PT_LOGF_R_TS &&
+                   offsetof(struct pt_rec, addr) == PT_LOGF_R_ADDR &&
+                   offsetof(struct pt_rec, len) == PT_LOGF_R_LEN &&
+                   offsetof(struct pt_rec, flags) == PT_LOGF_R_FLAGS,
+               "record header fields");
 #include <stdlib.h>
 #include <string.h>
 

@@ -116,7 +116,7 @@ static int load_status(struct pt_logr *l, const struct lr_block *all, size_t n)
         if (lr_read_block(l, &all[i], &buf, &cap, true) == 0 &&
             lr_status_parse(buf + LR_BLK_HDR, all[i].plen, &l->st, &l->lost) == 0) {
             l->status_seq = all[i].seq;
-            l->status_flags = lr_rd32(buf + LR_BLK_HDR + 28);
+            l->status_flags = lr_rd32(buf + LR_BLK_HDR + PT_LOGF_S_FLAGS);
             break;
         }
         lr_note_bad(l, all[i].off); /* changed since the scan */

@@ -13,27 +13,30 @@
 #include <endian.h>
 
 #include "logread.h"
+#include "log_format.h"
 #include "pt_bounds.h"
 #include "pt_sizes.h"
 
-#define LR_HDR_SIZE    4096u
-#define LR_HDR_SUM_OFF 4088u
-#define LR_BLK_HDR     64u
-#define LR_BLK_SUM_OFF 56u
-#define LR_REC_HDR     32u
+/* the format's constants are log_format.h's, shared with the writer */
+#define LR_HDR_SIZE    PT_LOGF_HDR_SIZE
+#define LR_HDR_SUM_OFF PT_LOGF_H_SUM
+#define LR_BLK_HDR     PT_LOGF_BLK_HDR
+#define LR_BLK_SUM_OFF PT_LOGF_B_SUM
+#define LR_REC_HDR     PT_LOGF_REC_HDR
 #define LR_MIN_BLOCK   4096u
 #define LR_MAX_BLOCK   (16u << 20)
 #define LR_MAX_DATA    PT_MAX_MAX_DATA_SIZE /* the largest max_data_size */
 #define LR_ID_MAX      1280u
 #define LR_NAME_MAX    63u
-#define LR_SLOT_SYS    0xFFFFu
-#define LR_MIN_LOOP_POS 8u
+#define LR_SLOT_SYS    PT_LOG_SYS_SLOT
+#define LR_MIN_LOOP_POS PT_LOG_MIN_BLOCKS
 #define LR_UNNAMED     256u
 #define LR_UNNAMED_NAME "posix_trace_unnamed_userevent"
-#define LR_STATUS_FINAL 1u         /* STATUS flags: the log's last flush... */
-#define LR_STATUS_TAIL_SHIFT 8u    /* ...and the blocks written after it */
+#define LR_STATUS_FINAL PT_LOG_STATUS_FINAL           /* STATUS flags: the last flush... */
+#define LR_STATUS_TAIL_SHIFT PT_LOG_STATUS_TAIL_SHIFT /* ...and the blocks after it */
 
-enum { LR_EVENTS = 1, LR_NAMES = 2, LR_STATUS = 3, LR_PACKED = 4 };
+enum { LR_EVENTS = PT_LOG_EVENTS, LR_NAMES = PT_LOG_NAMES, LR_STATUS = PT_LOG_STATUS,
+       LR_PACKED = PT_LOG_PACKED };
 enum { LR_REC_EVENT = 1, LR_REC_ANCHOR = 2 };
 
 /* A block of events: raw records (EVENTS) or packed ones (PACKED). */

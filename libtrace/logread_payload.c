@@ -28,12 +28,12 @@ uint32_t lr_raw_rec(const unsigned char *p, uint32_t n, uint32_t max_len, struct
     if (n < LR_REC_HDR)
         return 0;
     uint32_t w = lr_rd32(p), type = w >> 24, size = w & 0xffffffu;
-    uint32_t id = lr_rd32(p + 4), len = lr_rd32(p + 24);
+    uint32_t id = lr_rd32(p + PT_LOGF_R_ID), len = lr_rd32(p + PT_LOGF_R_LEN);
     if (size > n || size < LR_REC_HDR || size % 8 != 0)
         return 0;
     *r = (struct lr_rec){ .kind = type, .size = size, .id = id, .len = len,
-                          .flags = lr_rd32(p + 28), .ts = lr_rd64(p + 8),
-                          .addr = lr_rd64(p + 16), .data = LR_REC_HDR };
+                          .flags = lr_rd32(p + PT_LOGF_R_FLAGS), .ts = lr_rd64(p + PT_LOGF_R_TS),
+                          .addr = lr_rd64(p + PT_LOGF_R_ADDR), .data = LR_REC_HDR };
     if (type == LR_REC_ANCHOR)
         return size == LR_REC_HDR && len == 0 && id == 0 ? size : 0;
     if (type != LR_REC_EVENT || id > LR_ID_MAX || len > max_len)
@@ -186,16 +186,16 @@ static int one_of(int32_t v, int a, int b) { return v == a || v == b; }
 int lr_status_parse(const unsigned char *p, uint32_t n, struct posix_trace_status_info *st,
                     uint64_t *lost)
 {
-    if (n != 40)
+    if (n != PT_LOGF_S_SIZE)
         return EINVAL;
     int32_t v[7];
     for (int i = 0; i < 7; i++)
-        v[i] = (int32_t)lr_rd32(p + 4 * i);
+        v[i] = (int32_t)lr_rd32(p + PT_LOGF_S_STREAM_STATUS + 4 * i); /* up to S_LOG_FULL */
     if (!one_of(v[0], POSIX_TRACE_RUNNING, POSIX_TRACE_SUSPENDED) ||
         !one_of(v[1], POSIX_TRACE_FULL, POSIX_TRACE_NOT_FULL) ||
         !one_of(v[2], POSIX_TRACE_OVERRUN, POSIX_TRACE_NO_OVERRUN) ||
         !one_of(v[3], POSIX_TRACE_FLUSHING, POSIX_TRACE_NOT_FLUSHING) ||
-        v[4] < 0 || v[4] > PT_ERRNO_MAX || lr_rd64(p + 32) > PT_LOST_MAX ||
+        v[4] < 0 || v[4] > PT_ERRNO_MAX || lr_rd64(p + PT_LOGF_S_LOST) > PT_LOST_MAX ||
         !one_of(v[5], POSIX_TRACE_OVERRUN, POSIX_TRACE_NO_OVERRUN) ||
         !one_of(v[6], POSIX_TRACE_FULL, POSIX_TRACE_NOT_FULL))
         return EINVAL;
@@ -206,6 +206,6 @@ int lr_status_parse(const unsigned char *p, uint32_t n, struct posix_trace_statu
     st->posix_stream_flush_error = v[4];
     st->posix_log_overrun_status = v[5];
     st->posix_log_full_status = v[6];
-    *lost = lr_rd64(p + 32);
+    *lost = lr_rd64(p + PT_LOGF_S_LOST);
     return 0;
 }

@@ -31,30 +31,31 @@ static int policies_ok(const struct lr_header *h)
 
 static void header_decode(const unsigned char *p, struct lr_header *h)
 {
-    uint64_t tpn = lr_rd64(p + 40);
-    h->block_size = lr_rd32(p + 16);
-    h->flags = lr_rd32(p + 20);
-    h->create_sec = (int64_t)lr_rd64(p + 24);
-    h->create_nsec = lr_rd32(p + 32);
-    h->clock_mode = lr_rd32(p + 36);
+    uint64_t tpn = lr_rd64(p + PT_LOGF_H_TICKS_PER_NS);
+    h->block_size = lr_rd32(p + PT_LOGF_H_BLOCK_SIZE);
+    h->flags = lr_rd32(p + PT_LOGF_H_FLAGS);
+    h->create_sec = (int64_t)lr_rd64(p + PT_LOGF_H_CREATE_SEC);
+    h->create_nsec = lr_rd32(p + PT_LOGF_H_CREATE_NSEC);
+    h->clock_mode = lr_rd32(p + PT_LOGF_H_CLOCK);
     memcpy(&h->ticks_per_ns, &tpn, sizeof tpn);
-    h->stream_size = lr_rd64(p + 48);
-    h->max_data_size = lr_rd64(p + 56);
-    h->log_size = lr_rd64(p + 64);
-    h->stream_policy = lr_rd32(p + 72);
-    h->log_policy = lr_rd32(p + 76);
-    h->inheritance = lr_rd32(p + 80);
-    h->creator_pid = lr_rd32(p + 84);
+    h->stream_size = lr_rd64(p + PT_LOGF_H_STREAM_SIZE);
+    h->max_data_size = lr_rd64(p + PT_LOGF_H_MAX_DATA);
+    h->log_size = lr_rd64(p + PT_LOGF_H_LOG_SIZE);
+    h->stream_policy = lr_rd32(p + PT_LOGF_H_STREAM_POLICY);
+    h->log_policy = lr_rd32(p + PT_LOGF_H_LOG_POLICY);
+    h->inheritance = lr_rd32(p + PT_LOGF_H_INHERIT);
+    h->creator_pid = lr_rd32(p + PT_LOGF_H_CREATOR);
     memcpy(h->name, p + 88, sizeof h->name);
-    h->tick0 = lr_rd64(p + 344);
-    h->real0_ns = (int64_t)lr_rd64(p + 352);
+    h->tick0 = lr_rd64(p + PT_LOGF_H_TICK0);
+    h->real0_ns = (int64_t)lr_rd64(p + PT_LOGF_H_REAL0);
 }
 
 /* p: the first LR_HDR_SIZE bytes of the file. 0 or EINVAL. */
 int lr_header_parse(const unsigned char *p, struct lr_header *h)
 {
-    if (memcmp(p, "PXTRACEL", 8) != 0 || (lr_rd32(p + 8) != 1 && lr_rd32(p + 8) != 2) ||
-        lr_rd32(p + 12) != LR_HDR_SIZE ||
+    uint32_t version = lr_rd32(p + PT_LOGF_H_VERSION);
+    if (memcmp(p, PT_LOGF_MAGIC, 8) != 0 || version < PT_LOGF_VERSION_MIN ||
+        version > PT_LOGF_VERSION || lr_rd32(p + PT_LOGF_H_HDR_SIZE) != LR_HDR_SIZE ||
         XXH3_64bits(p, LR_HDR_SUM_OFF) != lr_rd64(p + LR_HDR_SUM_OFF))
         return EINVAL;
     header_decode(p, h);
@@ -119,13 +120,14 @@ static int payload_ok(const struct pt_logr *l, uint32_t type, const unsigned cha
 static int block_check(const struct pt_logr *l, unsigned char *b, size_t avail, uint64_t off,
                        bool payload, struct lr_block *out)
 {
-    if (avail < LR_BLK_HDR || memcmp(b, "PXBK", 4) != 0)
+    if (avail < LR_BLK_HDR || memcmp(b, PT_LOGF_BLK_MAGIC, 4) != 0)
         return 0;
     struct lr_block k = {
-        .off = off, .seq = lr_rd64(b + 8), .sum = lr_rd64(b + LR_BLK_SUM_OFF),
-        .thread = lr_rd64(b + 32), .a_ticks = lr_rd64(b + 40),
-        .a_ns = (int64_t)lr_rd64(b + 48), .plen = lr_rd32(b + 16),
-        .slot = lr_rd32(b + 20), .pid = lr_rd32(b + 24), .type = b[4] | (uint32_t)b[5] << 8,
+        .off = off, .seq = lr_rd64(b + PT_LOGF_B_SEQ), .sum = lr_rd64(b + LR_BLK_SUM_OFF),
+        .thread = lr_rd64(b + PT_LOGF_B_THREAD), .a_ticks = lr_rd64(b + PT_LOGF_B_ATICKS),
+        .a_ns = (int64_t)lr_rd64(b + PT_LOGF_B_ANS), .plen = lr_rd32(b + PT_LOGF_B_PLEN),
+        .slot = lr_rd32(b + PT_LOGF_B_SLOT), .pid = lr_rd32(b + PT_LOGF_B_PID),
+        .type = b[PT_LOGF_B_TYPE] | (uint32_t)b[PT_LOGF_B_TYPE + 1] << 8,
     };
     if (k.type < LR_EVENTS || k.type > LR_PACKED || k.seq == 0 ||
         k.plen > l->h.block_size - LR_BLK_HDR || k.plen > avail - LR_BLK_HDR)

@@ -12,8 +12,8 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#define HDR_SIZE 4096u
-#define BLK_HDR 64u
+#define HDR_SIZE PT_LOGF_HDR_SIZE
+#define BLK_HDR PT_LOGF_BLK_HDR
 #define PT_LOGW_BATCH 256u /* blocks written per system call at most */
 /* A block is a chunk (shm.c), which holds two of the largest records; the
  * reader accepts data up to PT_RECORD_DATA_MAX(max_data_size) (pt_sizes.h),
@@ -87,26 +87,26 @@ static void build_header(struct pt_logw *w, const struct pt_shm *s)
     uint64_t tpn_bits;
     memcpy(&tpn_bits, &tpn, sizeof tpn_bits);
     memset(h, 0, HDR_SIZE);
-    memcpy(h, "PXTRACEL", 8);
-    put32(h + 8, 2);
-    put32(h + 12, HDR_SIZE);
-    put32(h + 16, w->block_size);
-    put32(h + 20, w->circular ? 1u : 0u);
-    put64(h + 24, (uint64_t)s->create_sec);
-    put32(h + 32, (uint32_t)s->create_nsec);
-    put32(h + 36, s->clock_mode);
-    put64(h + 40, tpn_bits);
-    put64(h + 48, s->stream_size);
-    put64(h + 56, s->max_data);
-    put64(h + 64, s->log_size);
-    put32(h + 72, (uint32_t)s->stream_policy);
-    put32(h + 76, (uint32_t)s->log_policy);
-    put32(h + 80, (uint32_t)s->inheritance);
-    put32(h + 84, s->creator_pid);
-    memcpy(h + 88, s->name, strnlen(s->name, 255));
-    put64(h + 344, s->tick0);
-    put64(h + 352, (uint64_t)s->real0_ns);
-    put64(h + HDR_SIZE - 8, XXH3_64bits(h, HDR_SIZE - 8));
+    memcpy(h, PT_LOGF_MAGIC, 8);
+    put32(h + PT_LOGF_H_VERSION, PT_LOGF_VERSION);
+    put32(h + PT_LOGF_H_HDR_SIZE, HDR_SIZE);
+    put32(h + PT_LOGF_H_BLOCK_SIZE, w->block_size);
+    put32(h + PT_LOGF_H_FLAGS, w->circular ? 1u : 0u);
+    put64(h + PT_LOGF_H_CREATE_SEC, (uint64_t)s->create_sec);
+    put32(h + PT_LOGF_H_CREATE_NSEC, (uint32_t)s->create_nsec);
+    put32(h + PT_LOGF_H_CLOCK, s->clock_mode);
+    put64(h + PT_LOGF_H_TICKS_PER_NS, tpn_bits);
+    put64(h + PT_LOGF_H_STREAM_SIZE, s->stream_size);
+    put64(h + PT_LOGF_H_MAX_DATA, s->max_data);
+    put64(h + PT_LOGF_H_LOG_SIZE, s->log_size);
+    put32(h + PT_LOGF_H_STREAM_POLICY, (uint32_t)s->stream_policy);
+    put32(h + PT_LOGF_H_LOG_POLICY, (uint32_t)s->log_policy);
+    put32(h + PT_LOGF_H_INHERIT, (uint32_t)s->inheritance);
+    put32(h + PT_LOGF_H_CREATOR, s->creator_pid);
+    memcpy(h + PT_LOGF_H_NAME, s->name, strnlen(s->name, PT_LOGF_H_NAME_LEN - 1));
+    put64(h + PT_LOGF_H_TICK0, s->tick0);
+    put64(h + PT_LOGF_H_REAL0, (uint64_t)s->real0_ns);
+    put64(h + PT_LOGF_H_SUM, XXH3_64bits(h, PT_LOGF_H_SUM));
 }
 
 static int io_error(int e)
@@ -257,24 +257,24 @@ static unsigned char *add_header(struct pt_logw *w, const struct pt_logw_block *
         w->batch_pos = w->next_pos;
     unsigned char *p = w->hdrs[w->nblk];
     memset(p, 0, BLK_HDR);
-    memcpy(p, "PXBK", 4);
-    p[4] = (unsigned char)b->type;
-    put64(p + 8, w->seq + 1 + w->nblk);
-    put32(p + 16, payload_len);
-    put32(p + 20, b->slot);
-    put32(p + 24, b->pid);
-    put64(p + 32, b->thread);
-    put64(p + 40, b->anchor_ticks);
-    put64(p + 48, (uint64_t)b->anchor_ns);
+    memcpy(p, PT_LOGF_BLK_MAGIC, 4);
+    p[PT_LOGF_B_TYPE] = (unsigned char)b->type;
+    put64(p + PT_LOGF_B_SEQ, w->seq + 1 + w->nblk);
+    put32(p + PT_LOGF_B_PLEN, payload_len);
+    put32(p + PT_LOGF_B_SLOT, b->slot);
+    put32(p + PT_LOGF_B_PID, b->pid);
+    put64(p + PT_LOGF_B_THREAD, b->thread);
+    put64(p + PT_LOGF_B_ATICKS, b->anchor_ticks);
+    put64(p + PT_LOGF_B_ANS, (uint64_t)b->anchor_ns);
     return p;
 }
 
 static void finish(struct pt_logw *w, unsigned char *hdr, const void *payload, uint32_t n)
 {
     XXH3_64bits_reset(w->xxh);
-    XXH3_64bits_update(w->xxh, hdr, 56);
+    XXH3_64bits_update(w->xxh, hdr, PT_LOGF_B_SUM);
     XXH3_64bits_update(w->xxh, payload, n);
-    put64(hdr + 56, XXH3_64bits_digest(w->xxh));
+    put64(hdr + PT_LOGF_B_SUM, XXH3_64bits_digest(w->xxh));
     struct iovec *v = &w->iov[3 * w->nblk];
     v[0] = (struct iovec){ hdr, BLK_HDR };
     v[1] = (struct iovec){ (void *)payload, n };
@@ -295,7 +295,7 @@ unsigned char *pt_logw_block(struct pt_logw *w, const struct pt_logw_block *b)
 /* Seal with a payload of n bytes (at most what pt_logw_block announced). */
 void pt_logw_seal_len(struct pt_logw *w, uint32_t n)
 {
-    put32(w->hdrs[w->nblk] + 16, n);
+    put32(w->hdrs[w->nblk] + PT_LOGF_B_PLEN, n);
     pt_logw_seal(w);
 }
 
@@ -499,7 +499,7 @@ int pt_logw_names(struct pt_logw *w, struct pt_shm *s)
         }
         if (p == NULL)
             break;
-        put32(w->hdrs[w->nblk] + 16, n);
+        put32(w->hdrs[w->nblk] + PT_LOGF_B_PLEN, n);
         pt_logw_seal(w);
     }
     return 0;
@@ -512,21 +512,21 @@ static uint32_t status_flags(const struct pt_logw *w, uint64_t tail)
 {
     if (!(w->st.stopped || w->st.closing) || tail > PT_LOG_STATUS_TAIL_MAX)
         return 0;
-    return PT_LOG_STATUS_FINAL | (uint32_t)tail << 8;
+    return PT_LOG_STATUS_FINAL | (uint32_t)tail << PT_LOG_STATUS_TAIL_SHIFT;
 }
 
 static void put_status(unsigned char *p, const struct posix_trace_status_info *st,
                        int flush_error, uint64_t lost, uint32_t flags)
 {
-    put32(p, (uint32_t)st->posix_stream_status);
-    put32(p + 4, (uint32_t)st->posix_stream_full_status);
-    put32(p + 8, (uint32_t)st->posix_stream_overrun_status);
-    put32(p + 12, (uint32_t)st->posix_stream_flush_status);
-    put32(p + 16, (uint32_t)flush_error);
-    put32(p + 20, (uint32_t)st->posix_log_overrun_status);
-    put32(p + 24, (uint32_t)st->posix_log_full_status);
-    put32(p + 28, flags);
-    put64(p + 32, lost);
+    put32(p + PT_LOGF_S_STREAM_STATUS, (uint32_t)st->posix_stream_status);
+    put32(p + PT_LOGF_S_FULL, (uint32_t)st->posix_stream_full_status);
+    put32(p + PT_LOGF_S_OVERRUN, (uint32_t)st->posix_stream_overrun_status);
+    put32(p + PT_LOGF_S_FLUSH, (uint32_t)st->posix_stream_flush_status);
+    put32(p + PT_LOGF_S_FLUSH_ERROR, (uint32_t)flush_error);
+    put32(p + PT_LOGF_S_LOG_OVERRUN, (uint32_t)st->posix_log_overrun_status);
+    put32(p + PT_LOGF_S_LOG_FULL, (uint32_t)st->posix_log_full_status);
+    put32(p + PT_LOGF_S_FLAGS, flags);
+    put64(p + PT_LOGF_S_LOST, lost);
 }
 
 /* The flush error a STATUS block records: the stream's, or, once it was
@@ -540,7 +540,7 @@ static int status_error(const struct pt_logw *w, const struct posix_trace_status
 int pt_logw_status_block(struct pt_logw *w, const struct posix_trace_status_info *st,
                          uint64_t lost)
 {
-    struct pt_logw_block b = { .type = PT_LOG_STATUS, .payload_len = 40 };
+    struct pt_logw_block b = { .type = PT_LOG_STATUS, .payload_len = PT_LOGF_S_SIZE };
     if (pt_logw_batch_full(w) && pt_logw_commit(w) != 0)
         return w->st.flush_error;
     unsigned char *p = pt_logw_block(w, &b);
@@ -559,17 +559,17 @@ static int status_in_place(struct pt_logw *w, const struct posix_trace_status_in
     if (w->status_seq == 0 || w->sequential ||
         (w->circular && w->next_pos - w->status_pos >= w->positions))
         return ENOSPC; /* none, or overwritten since (a circular log wrapped) */
-    unsigned char blk[BLK_HDR + 40];
+    unsigned char blk[BLK_HDR + PT_LOGF_S_SIZE];
     struct pt_logw_block b = { .type = PT_LOG_STATUS };
     uint64_t seq = w->seq;
     w->seq = w->status_seq - 1; /* add_header numbers the block seq + 1 */
-    memcpy(blk, add_header(w, &b, 40), BLK_HDR);
+    memcpy(blk, add_header(w, &b, PT_LOGF_S_SIZE), BLK_HDR);
     w->seq = seq;
     put_status(blk + BLK_HDR, st, status_error(w, st), lost,
                status_flags(w, w->seq - w->status_seq));
     XXH3_64bits_reset(w->xxh);
     XXH3_64bits_update(w->xxh, blk, 56);
-    XXH3_64bits_update(w->xxh, blk + BLK_HDR, 40);
+    XXH3_64bits_update(w->xxh, blk + BLK_HDR, PT_LOGF_S_SIZE);
     put64(blk + 56, XXH3_64bits_digest(w->xxh));
     uint64_t pos = w->circular ? w->status_pos % w->positions : w->status_pos;
     return write_all(w->fd, blk, sizeof blk, (off_t)(HDR_SIZE + pos * w->block_size), 0);

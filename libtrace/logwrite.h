@@ -5,13 +5,11 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <trace.h>
+#include "log_format.h" /* the format: offsets, block types, flags */
 
 struct pt_shm;
 struct pt_logw;
 
-enum { PT_LOG_EVENTS = 1, PT_LOG_NAMES = 2, PT_LOG_STATUS = 3, PT_LOG_PACKED = 4 };
-#define PT_LOG_SYS_SLOT  0xFFFFu   /* events the trace system reports itself */
-#define PT_LOG_MIN_BLOCKS 8u       /* smallest LOOP or UNTIL_FULL log, in blocks */
 
 struct pt_logw_block {
     uint32_t type, payload_len, slot, pid;
@@ -28,11 +26,6 @@ struct pt_logw_status {
     int closing;         /* shutdown: the flush under way is the log's last */
 };
 
-/* STATUS payload word 28 (doc/log-format.md "STATUS payload"): bit 0, the
- * log's last flush (shutdown, or the flush that filled an UNTIL_FULL log);
- * bits 8..31, the blocks of the log after this one (an in-place rewrite). */
-#define PT_LOG_STATUS_FINAL    1u
-#define PT_LOG_STATUS_TAIL_MAX 0xFFFFFFu
 
 int  pt_logw_check_fd(int fd, int log_policy);
 int  pt_logw_create(int fd, const struct pt_shm *s, struct pt_logw **out);
