@@ -43,7 +43,7 @@ PT_API void posixtrace_before_exec(void)
 /* The next definition: libc's, or a shim's after us. When the library was
  * brought in by a preloaded shim, it comes after libc in the lookup order
  * and RTLD_NEXT finds nothing: then libc's, by name. */
-static void *next_fn(const char *name)
+void *pt_next_fn(const char *name)
 {
     void *f = dlsym(RTLD_NEXT, name);
     if (f == NULL) {
@@ -56,7 +56,7 @@ static void *next_fn(const char *name)
     return f;
 }
 
-#define NEXT(type, name) ((type)next_fn(name))
+#define NEXT(type, name) ((type)pt_next_fn(name))
 
 typedef int (*execve_t)(const char *, char *const[], char *const[]);
 typedef int (*execv_t)(const char *, char *const[]);

@@ -18,13 +18,18 @@
  * A fault anywhere else, and a SIGBUS sent by a process, go to the action
  * that was installed before (the program's handler, or the default: the
  * process dies as it would have). A program that installs its own SIGBUS
- * handler after creating such a stream replaces this one (doc/design.md,
- * "Untrusted stream memory").
+ * action later (sigaction, signal, bsd_signal: the library interposes them)
+ * does not replace this handler: while it is installed, the program's
+ * SIGBUS action is kept as the one chained to, and is what the program
+ * reads back; other signals, and SIGBUS before any such stream, go straight
+ * to the C library (doc/design.md, "Untrusted stream memory").
  */
 #include "internal.h"
 #include <signal.h>
 #include <sys/mman.h>
 #include <unistd.h>
+
+int __sigaction(int sig, const struct sigaction *act, struct sigaction *old); /* glibc's */
 
 #define PT_GUARDS 64u
 
@@ -32,9 +37,9 @@ static struct {
     _Atomic uintptr_t lo, hi;  /* lo 0: a free entry */
     _Atomic uint32_t lost;     /* 1 being replaced, 2 replaced */
 } guards[PT_GUARDS];
-static struct sigaction prev_bus;
+static struct sigaction prev_bus; /* the program's action: chained to */
 static pthread_mutex_t guard_lock = PTHREAD_MUTEX_INITIALIZER;
-static int installed;
+static _Atomic int installed;
 
 /* The stream at lo (size hi - lo) is gone from under us: private zeros, made
  * to read as an empty stream that lost its events. */
@@ -56,16 +61,20 @@ static void replace(uintptr_t lo, uintptr_t hi)
  * again and kills as it would have; a sent signal is raised again). */
 static void chain(int sig, siginfo_t *si, void *uc)
 {
-    if (prev_bus.sa_flags & SA_SIGINFO) {
-        prev_bus.sa_sigaction(sig, si, uc);
+    struct sigaction prev = prev_bus; /* the program may change it meanwhile */
+    if (prev.sa_flags & SA_SIGINFO) {
+        prev.sa_sigaction(sig, si, uc);
         return;
     }
-    if (prev_bus.sa_handler != SIG_DFL && prev_bus.sa_handler != SIG_IGN) {
-        prev_bus.sa_handler(sig);
+    if (prev.sa_handler == SIG_IGN)
+        return;
+    if (prev.sa_handler != SIG_DFL) {
+        prev.sa_handler(sig);
         return;
     }
-    sigaction(SIGBUS, &prev_bus, NULL);
-    if (si->si_code <= 0 && prev_bus.sa_handler == SIG_DFL)
+    atomic_store(&installed, 0); /* the default action, for good: the process dies */
+    __sigaction(SIGBUS, &prev, NULL);
+    if (si->si_code <= 0)
         raise(SIGBUS);
 }
 
@@ -98,8 +107,8 @@ int pt_fault_guard_add(void *p, size_t size)
         sa.sa_sigaction = on_sigbus;
         sa.sa_flags = SA_SIGINFO | SA_RESTART | SA_ONSTACK;
         sigemptyset(&sa.sa_mask);
-        if (sigaction(SIGBUS, &sa, &prev_bus) == 0)
-            installed = 1;
+        if (__sigaction(SIGBUS, &sa, &prev_bus) == 0)
+            atomic_store(&installed, 1);
     }
     for (uint32_t g = 0; installed && g < PT_GUARDS && rc != 0; g++) {
         if (atomic_load(&guards[g].lo) != 0)
@@ -120,4 +129,63 @@ void pt_fault_guard_remove(void *p)
         uintptr_t lo = (uintptr_t)p;
         atomic_compare_exchange_strong(&guards[g].lo, &lo, 0);
     }
+}
+
+/* ---- the program's SIGBUS action while ours is installed ---- */
+
+/* sigaction(2) as the program sees it: for SIGBUS, once the handler above
+ * is installed, the program's action is kept (and chained to) instead of
+ * replacing it. Async-signal-safe, like the call it stands for. */
+PT_API int sigaction(int sig, const struct sigaction *act, struct sigaction *old)
+{
+    if (sig != SIGBUS || !atomic_load(&installed))
+        return __sigaction(sig, act, old);
+    struct sigaction cur = prev_bus;
+    if (act != NULL)
+        prev_bus = *act;
+    if (old != NULL)
+        *old = cur;
+    return 0;
+}
+
+/* signal() and bsd_signal(): glibc's own call its internal sigaction, which
+ * the one above does not see. For SIGBUS while the handler is installed:
+ * the BSD semantics glibc gives them (SA_RESTART, the signal blocked in its
+ * handler) through the sigaction above; anything else: glibc's own (which
+ * also honours siginterrupt()), found once at load time. */
+typedef sighandler_t (*signal_fn)(int, sighandler_t);
+static signal_fn real_signal, real_bsd_signal;
+
+__attribute__((constructor)) static void fault_resolve(void)
+{
+    real_signal = (signal_fn)pt_next_fn("signal");
+    real_bsd_signal = (signal_fn)pt_next_fn("bsd_signal");
+}
+
+static sighandler_t sigbus_bsd(sighandler_t h)
+{
+    struct sigaction act = { 0 }, old;
+    act.sa_handler = h;
+    sigemptyset(&act.sa_mask);
+    sigaddset(&act.sa_mask, SIGBUS);
+    act.sa_flags = SA_RESTART;
+    if (h == SIG_ERR || sigaction(SIGBUS, &act, &old) != 0) {
+        errno = EINVAL;
+        return SIG_ERR;
+    }
+    return old.sa_handler;
+}
+
+PT_API sighandler_t signal(int sig, sighandler_t h)
+{
+    if (sig == SIGBUS && atomic_load(&installed))
+        return sigbus_bsd(h);
+    return real_signal != NULL ? real_signal(sig, h) : (errno = ENOSYS, SIG_ERR);
+}
+
+PT_API sighandler_t bsd_signal(int sig, sighandler_t h)
+{
+    if (sig == SIGBUS && atomic_load(&installed))
+        return sigbus_bsd(h);
+    return real_bsd_signal != NULL ? real_bsd_signal(sig, h) : (errno = ENOSYS, SIG_ERR);
 }

@@ -14,6 +14,13 @@
  *   t025_shrink ctl-as          the same with T running as uid 65534 (root
  *                               only): the stream is a /dev/shm object T
  *                               owns; T truncates it by name, to 0
+ *   t025_shrink ctl-as-handler  ctl-as, and M installs a SIGBUS handler of
+ *                               its own (sigaction) right after creating
+ *                               the stream, as a program may: it must not
+ *                               take the library's protection away; M then
+ *                               reads its action back ("M sees_own=1") and
+ *                               raises SIGBUS itself ("M own_handler
+ *                               calls=1": the program's handler runs)
  *   t025_shrink p-target        the target of `posixtrace-run -p` as another
  *                               user: truncates its stream's /dev/shm object
  *                               (any posixtrace-* object it can open), to 0
@@ -234,12 +241,40 @@ static void read_all(trace_id_t trid, pid_t tpid)
     printf("M read n=%ld T=%ld errors=%ld eio=%ld\n", n, t, errors, eio);
 }
 
-static int controller(struct xp_proc *t)
+static volatile sig_atomic_t own_calls;
+
+static void own_handler(int sig)
+{
+    (void)sig;
+    own_calls++;
+}
+
+/* The program's own SIGBUS handler, installed after the stream exists. */
+static void install_own(void)
+{
+    struct sigaction sa = { 0 };
+    sa.sa_handler = own_handler;
+    sigemptyset(&sa.sa_mask);
+    CHECK(sigaction(SIGBUS, &sa, NULL) != 0 ? errno : 0);
+}
+
+static void check_own(void)
+{
+    struct sigaction old;
+    CHECK(sigaction(SIGBUS, NULL, &old) != 0 ? errno : 0);
+    printf("M sees_own=%d\n", old.sa_handler == own_handler);
+    raise(SIGBUS);
+    printf("M own_handler calls=%d\n", (int)own_calls);
+}
+
+static int controller(struct xp_proc *t, int own)
 {
     trace_attr_t a;
     trace_id_t trid;
     xp_attr(&a, 1 << 20, 0, POSIX_TRACE_LOOP, 0);
     CHECK(posix_trace_create(t->pid, &a, &trid));
+    if (own)
+        install_own();
     CHECK(posix_trace_start(trid));
     CHECK(posix_trace_eventid_open("shrink/ev", &ev));
     printf("T rec1=%d\n", tell(t, S_REC, 1000));
@@ -250,6 +285,8 @@ static int controller(struct xp_proc *t)
     printf("M get_status rc=%s\n", tc_errname(posix_trace_get_status(trid, &st)));
     printf("M stop rc=%s\n", tc_errname(posix_trace_stop(trid)));
     printf("M shutdown rc=%s\n", tc_errname(posix_trace_shutdown(trid)));
+    if (own)
+        check_own();
     printf("M done\n");
     fflush(stdout);
     int64_t bye = S_EXIT;
@@ -273,7 +310,7 @@ static int ctl_main(struct xp_link *l, void *arg)
         t = xp_spawn_piped_as(XP_UID_A, head, 2);
         xp_get(t.from, 20000, "target id");
     }
-    controller(&t);
+    controller(&t, arg == (void *)2);
     int st = xp_wait(t.pid, 5000);
     xp_print_exit("T", st);
     return 0;
@@ -289,15 +326,16 @@ int main(int argc, char **argv)
         return p_target();
     if (argc >= 4 && strcmp(argv[1], "xtarget") == 0)
         return target_loop(atoi(argv[2]), atoi(argv[3]));
-    if (argc < 2 || (strcmp(argv[1], "ctl") != 0 && strcmp(argv[1], "ctl-as") != 0))
+    if (argc < 2 || (strcmp(argv[1], "ctl") != 0 && strcmp(argv[1], "ctl-as") != 0 &&
+                     strcmp(argv[1], "ctl-as-handler") != 0))
         return 2;
-    int as = strcmp(argv[1], "ctl-as") == 0;
+    int as = strcmp(argv[1], "ctl") != 0, own = strcmp(argv[1], "ctl-as-handler") == 0;
     if (as && geteuid() != 0) {
         printf("SKIP not root\n");
         return 0;
     }
     /* M runs in a child so that its death by a signal shows */
-    struct xp_proc m = xp_spawn("M", ctl_main, as ? (void *)1 : NULL);
+    struct xp_proc m = xp_spawn("M", ctl_main, own ? (void *)2 : as ? (void *)1 : NULL);
     xp_print_exit("M", xp_wait(m.pid, 40000));
     return 0;
 }

@@ -55,6 +55,24 @@ def test_other_user_controller():
     assert "M exit=0" in ls, ls
 
 
+@pytest.mark.skipif(not ROOT, reason="needs root: the target runs as uid 65534")
+def test_controller_with_its_own_sigbus_handler():
+    """As test_other_user_controller, but the controller program installs a
+    SIGBUS handler of its own (sigaction) right after creating the stream,
+    as a program may: the library keeps its protection (it interposes
+    sigaction, signal and bsd_signal: doc/design.md, "Shrunk memory"), so
+    the truncation is still one POSIX_TRACE_ERROR (EIO) and no fault kills
+    or hangs the controller; the program reads its own handler back and a
+    SIGBUS it raises runs that handler (chained)."""
+    ls = lines(run("t025_shrink", "ctl-as-handler", timeout=60))
+    assert "T trunc tried=1 eperm=0 ok=1" in ls, ls
+    assert "M read n=1 T=0 errors=1 eio=1" in ls, ls
+    for call in ("get_status", "stop", "shutdown"):
+        assert "M %s rc=0" % call in ls, ls
+    assert "M sees_own=1" in ls and "M own_handler calls=1" in ls, ls
+    assert "M exit=0" in ls, ls
+
+
 @pytest.mark.skipif(shim_usable() is not None, reason=str(shim_usable()))
 def test_run_same_user(tmp_path):
     """posixtrace-run -o LOG (with the shim) over a target that tries to
