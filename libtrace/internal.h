@@ -77,7 +77,7 @@ struct pt_thread {
     uintptr_t stk_lo, stk_len;    /* the stack the claiming thread records from, as far as
                                      seen: [stk_lo, stk_lo + stk_len); clone.c */
     uint32_t own_pid;             /* a foreign entry's process, if not this one's (clone.c) */
-    uint32_t pad_;
+    uint32_t exact;               /* a raw thread shares its TLS: gettid() at every event */
     uint64_t own_start;
     uint32_t epoch[PT_MAX_ATTACH];
     uint16_t slot[PT_MAX_ATTACH][PT_NEST]; /* 0 = none, else 1 + the writer's cursor

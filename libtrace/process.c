@@ -92,6 +92,7 @@ struct pt_thread *pt_thread_self(void)
         t->switches = 0;
         atomic_store_explicit(&t->shared, 0, memory_order_relaxed);
         t->own_pid = 0;
+        t->exact = 0;
         pt_thread_stack_init(t);
         tls_index = k + 1;
         pthread_setspecific(exit_key, (void *)1);
@@ -122,6 +123,7 @@ uint32_t pt_thread_claim_foreign(uint32_t tid, uint32_t pid)
         atomic_store_explicit(&t->shared, 0, memory_order_relaxed);
         t->stk_lo = 0;
         t->stk_len = 0; /* reached only through the foreign table, never by its stack */
+        t->exact = 1;
         t->own_pid = pid == pt_pid ? 0 : pid;
         if (t->own_pid != 0 && pt_proc_stat((pid_t)pid, NULL, &t->own_start) != 0)
             t->own_start = 0;

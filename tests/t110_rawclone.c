@@ -12,6 +12,9 @@
  *   t110_rawclone thread N       a raw thread (CLONE_VM without CLONE_SETTLS,
  *       on the main thread's TLS) and the main thread record N events each
  *       at once into a stream of the process; then it is read.
+ *   t110_rawclone thread-inner N the same with the raw thread's stack a buffer
+ *       on the main thread's own stack, inside the range the main thread
+ *       records from (glibc's clone(), which the library interposes).
  *   t110_rawclone vfork N M K    like child, the child made with
  *       CLONE_VM|CLONE_VFORK on a stack of its own (the parent waits).
  *   t110_rawclone stacks N       no raw clone: the main thread itself
@@ -189,13 +192,16 @@ static void *new_stack(size_t size)
     return st + size;
 }
 
-static int mode_thread(uint32_t n)
+static int mode_thread(uint32_t n, int inner)
 {
     trace_id_t t = stream(POSIX_TRACE_CLOSE_FOR_CHILD);
     thread_n = n;
     record(1, 1, 0); /* the main thread has its registry entry and slot */
     int fl = CLONE_VM | CLONE_FS | CLONE_FILES | CLONE_SIGHAND | CLONE_THREAD | CLONE_SYSVSEM;
-    TC_ASSERT(clone(raw_thread_main, new_stack(1 << 20), fl, NULL) > 0);
+    static char *top;
+    char local[16 << 10] __attribute__((aligned(16))); /* on this thread's stack */
+    top = inner ? local + sizeof local : new_stack(1 << 20);
+    TC_ASSERT(clone(raw_thread_main, top, fl, NULL) > 0);
     record(3, n, 0);
     int64_t end = tc_mono_ns() + 20000000000LL;
     while (!atomic_load(&thread_done))
@@ -261,8 +267,8 @@ int main(int argc, char **argv)
     uint32_t m = argc > 3 ? (uint32_t)atoi(argv[3]) : 0;
     uint32_t k = argc > 4 ? (uint32_t)atoi(argv[4]) : 0;
     ev = tc_open("rawclone");
-    if (strcmp(argv[1], "thread") == 0)
-        return mode_thread(n);
+    if (strcmp(argv[1], "thread") == 0 || strcmp(argv[1], "thread-inner") == 0)
+        return mode_thread(n, strcmp(argv[1], "thread-inner") == 0);
     if (strcmp(argv[1], "stacks") == 0)
         return mode_stacks(n);
     int plain = strcmp(argv[1], "plain") == 0;
