@@ -3,6 +3,8 @@ lib_LTLIBRARIES += libtrace/libposixtrace.la
 libtrace_libposixtrace_la_SOURCES = \
 	libtrace/internal.h \
 	libtrace/shm_layout.h \
+	libtrace/inbox_layout.h \
+	libtrace/log_format.h \
 	libtrace/pt_sizes.h \
 	libtrace/pt_bounds.h \
 	libtrace/clock.h \
