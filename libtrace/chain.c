@@ -31,7 +31,9 @@ void pt_chain_follow(struct pt_rslot *r, uint64_t rh)
  * took them, each with a later `seq` (record.c, init_chunk): an index out of
  * range, or a seq not later than the chunk left's (as it read when we came
  * to it), is a chain written by someone else, maybe a loop that would be
- * read again and again: EBADMSG, and the slot is followed no more.
+ * read again and again: EBADMSG, and the slot is followed no more. Unless
+ * the chunk left was stolen meanwhile (rhead moved; a writer may have reused
+ * it, with a later seq): then nothing moves, and the caller resyncs.
  */
 bool pt_chain_advance(struct pt_handle *h, uint32_t i, uint32_t next)
 {
@@ -39,6 +41,12 @@ bool pt_chain_advance(struct pt_handle *h, uint32_t i, uint32_t next)
     struct pt_rslot *r = &h->rs[i];
     uint64_t left = r->seq_known ? r->seq : pt_chunk(s, r->chunk)->seq, seq = 0;
     if (next >= s->nchunks || (int64_t)((seq = pt_chunk(s, next)->seq) - left) <= 0) {
+        /* a LOOP stealer may have taken the chunk left since we looked, and a
+         * writer reused it (a later seq): only a chain still ours is corrupt;
+         * else the caller sees rhead moved and resyncs */
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(&pt_slots(s)[i].rhead, memory_order_relaxed) != r->rhead)
+            return true;
         pt_chain_error(h, EBADMSG);
         r->bad = 1;
         return false;
