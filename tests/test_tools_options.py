@@ -247,3 +247,30 @@ def test_dump_time_and_strsize(user_log):
     assert all(re.match(r"^\d\d:\d\d:\d\d\.\d{6} ", l) for l in ab), ab
     t = tdump("--time=none", "--strsize", "5", str(user_log)).out.splitlines()
     assert [l.split(" ", 1)[1] for l in t if "tools/text" in l] == ['tools/text("hello"...)'], t
+
+
+@pytest.mark.parametrize("args", [[], ["--time=epoch"], ["--time=abs"], ["-f", "json"],
+                                  ["-f", "chrome"], ["-c"]])
+def test_dump_extreme_timestamps(tmp_path, args):
+    """A damaged or hostile trace can hold any timestamp (the harness of
+    test_hostile_run.py found one that made the relative time overflow):
+    events stamped at both ends of the int64 range, -1, 0 and 2023 are
+    printed in every time and output format with no arithmetic overflow (the
+    sanitizer build reports any), the relative times saturated, the JSON
+    ts_ns exact."""
+    import logfmt as L
+    stamps = [-(1 << 63), -1, 0, 1700000000 * 10**9, (1 << 63) - 1]
+    log = L.Log()
+    log.names({257: "x/ev"})
+    log.events(0, 100, 1, [L.ev(257, ts) for ts in stamps])
+    log.status()
+    p = tmp_path / "ext.ptl"
+    p.write_bytes(log.to_bytes())
+    d = tdump(*(args + [str(p)]))
+    assert not re.search(r"runtime error:|Sanitizer", d.err), d.err
+    if args == ["-f", "json"]:
+        assert [json.loads(l)["ts_ns"] for l in d.out.splitlines()] == stamps, d.out
+    elif args == ["--time=epoch"]:
+        assert d.out.splitlines()[1:3] == ["-1.999999999 100 x/ev()", "0.000000000 100 x/ev()"]
+    elif args == []:
+        assert d.out.splitlines()[-1] == "9223372036.854775 100 x/ev()", d.out

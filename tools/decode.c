@@ -134,7 +134,7 @@ int64_t pt_event_start_ns(const struct pt_event *e)
         return e->ts_ns;
     if (e->hdr.duration_ns > (uint64_t)INT64_MAX)
         return e->ts_ns;
-    return e->ts_ns - (int64_t)e->hdr.duration_ns;
+    return pt_ns_sub(e->ts_ns, (int64_t)e->hdr.duration_ns);
 }
 
 /* ---- (pid, pthread_t) -> kernel tid, learned from call headers ---- */

@@ -25,11 +25,9 @@ static int64_t chrome_tid(const struct pt_event *e)
 
 static void us(GString *s, int64_t ns)
 {
-    const char *sign = ns < 0 ? "-" : "";
-    if (ns < 0)
-        ns = -ns;
-    g_string_append_printf(s, "%s%" G_GINT64_FORMAT ".%03d", sign, (gint64)(ns / 1000),
-                           (int)(ns % 1000));
+    uint64_t m = pt_ns_abs(ns);
+    g_string_append_printf(s, "%s%" G_GUINT64_FORMAT ".%03d", ns < 0 ? "-" : "",
+                           (guint64)(m / 1000), (int)(m % 1000));
 }
 
 static void process_name(struct pt_out *o, pid_t pid, const char *name)
@@ -96,7 +94,7 @@ void pt_chrome_event(struct pt_out *o, const struct pt_event *e)
     g_string_append(s, ",\"cat\":");
     pt_esc_json_str(s, category(e));
     g_string_append_printf(s, ",\"ph\":\"%s\",\"ts\":", slice ? "X" : "i");
-    us(s, pt_event_start_ns(e) - o->t0);
+    us(s, pt_ns_sub(pt_event_start_ns(e), o->t0));
     if (slice) {
         g_string_append(s, ",\"dur\":");
         us(s, (int64_t)e->hdr.duration_ns);

@@ -11,23 +11,28 @@ void pt_fmt_time(GString *s, const struct pt_out *o, int64_t ns)
 {
     if (o->timefmt == PT_TIME_NONE)
         return;
+    /* floor division: no overflow whatever ns a damaged trace holds */
+    int64_t sec = ns / 1000000000, sub = ns % 1000000000;
+    if (sub < 0) {
+        sec--;
+        sub += 1000000000;
+    }
+    struct tm tm;
+    time_t t = (time_t)sec;
     if (o->timefmt == PT_TIME_EPOCH) {
-        int64_t sec = ns >= 0 ? ns / 1000000000 : -((-ns + 999999999) / 1000000000);
         g_string_append_printf(s, "%" G_GINT64_FORMAT ".%09" G_GINT64_FORMAT " ", (gint64)sec,
-                               (gint64)(ns - sec * 1000000000));
-    } else if (o->timefmt == PT_TIME_ABS) {
-        time_t t = (time_t)(ns / 1000000000);
-        struct tm tm;
-        localtime_r(&t, &tm);
+                               (gint64)sub);
+    } else if (o->timefmt == PT_TIME_ABS && localtime_r(&t, &tm) != NULL) {
         g_string_append_printf(s, "%02d:%02d:%02d.%06d ", tm.tm_hour, tm.tm_min, tm.tm_sec,
-                               (int)(ns % 1000000000 / 1000));
+                               (int)(sub / 1000));
+    } else if (o->timefmt == PT_TIME_ABS) {
+        g_string_append(s, "??:??:??.?????? "); /* no such local time */
     } else {
-        int64_t d = ns - o->t0;
-        const char *sign = d < 0 ? "-" : "";
-        if (d < 0)
-            d = -d;
-        g_string_append_printf(s, "%s%" G_GINT64_FORMAT ".%06" G_GINT64_FORMAT " ", sign,
-                               (gint64)(d / 1000000000), (gint64)(d % 1000000000 / 1000));
+        int64_t d = pt_ns_sub(ns, o->t0);
+        uint64_t m = pt_ns_abs(d);
+        g_string_append_printf(s, "%s%" G_GUINT64_FORMAT ".%06" G_GUINT64_FORMAT " ",
+                               d < 0 ? "-" : "", (guint64)(m / 1000000000),
+                               (guint64)(m % 1000000000 / 1000));
     }
 }
 

@@ -226,6 +226,15 @@ void pt_warn(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 gboolean pt_parse_size(const char *s, size_t *out);
 gboolean pt_parse_seconds(const char *s, int64_t *ns, int *absolute);
 int64_t pt_ts_ns(const struct timespec *ts);
+/* a - b and a + b, saturated at the int64 range: timestamps read from a
+ * damaged or hostile trace can be anything */
+int64_t pt_ns_sub(int64_t a, int64_t b);
+int64_t pt_ns_add(int64_t a, int64_t b);
+/* |v| as an unsigned number (INT64_MIN included) */
+static inline uint64_t pt_ns_abs(int64_t v)
+{
+    return v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+}
 const char *pt_strerror(int e);
 const char *pt_policy_name(int p);
 

@@ -46,9 +46,9 @@ static gboolean selected(struct pt_sink *k, const struct pt_event *e)
     if (k->tids != NULL && !in_list(k->tids, e->tid) &&
         !in_list(k->tids, (int64_t)e->info.posix_thread_id))
         return FALSE;
-    if (k->have_from && e->ts_ns < (k->from_abs ? k->from_ns : k->out.t0 + k->from_ns))
+    if (k->have_from && e->ts_ns < (k->from_abs ? k->from_ns : pt_ns_add(k->out.t0, k->from_ns)))
         return FALSE;
-    if (k->have_to && e->ts_ns > (k->to_abs ? k->to_ns : k->out.t0 + k->to_ns))
+    if (k->have_to && e->ts_ns > (k->to_abs ? k->to_ns : pt_ns_add(k->out.t0, k->to_ns)))
         return FALSE;
     return TRUE;
 }

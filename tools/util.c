@@ -75,9 +75,14 @@ gboolean pt_parse_seconds(const char *s, int64_t *ns, int *absolute)
     return TRUE;
 }
 
+/* ns since the Epoch, saturated at the int64 range (a damaged or hostile
+ * trace can hold any timestamp). */
 int64_t pt_ts_ns(const struct timespec *ts)
 {
-    return (int64_t)ts->tv_sec * 1000000000 + ts->tv_nsec;
+    int64_t ns;
+    if (__builtin_mul_overflow((int64_t)ts->tv_sec, (int64_t)1000000000, &ns))
+        return ts->tv_sec < 0 ? INT64_MIN : INT64_MAX;
+    return pt_ns_add(ns, ts->tv_nsec);
 }
 
 int pt_parse_format(const char *s, enum pt_format *f)
@@ -106,4 +111,20 @@ int pt_parse_timefmt(const char *s, enum pt_timefmt *t)
     else
         return -1;
     return 0;
+}
+
+int64_t pt_ns_sub(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_sub_overflow(a, b, &r))
+        return b < 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+
+int64_t pt_ns_add(int64_t a, int64_t b)
+{
+    int64_t r;
+    if (__builtin_add_overflow(a, b, &r))
+        return b > 0 ? INT64_MAX : INT64_MIN;
+    return r;
 }
