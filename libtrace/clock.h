@@ -88,6 +88,18 @@ static inline uint64_t pt_ticks(uint32_t mode)
     return mode == 1 /* PT_CLOCK_TSC */ ? pt_rdtsc() : (uint64_t)pt_realtime_ns();
 }
 
+/* CLOCK_REALTIME ns of a stamp `ticks` after an anchor (anchor_ns) at the
+ * rate tpn (> 0), saturated at the int64 range: stamps and anchors read
+ * from a damaged log or a stream another process wrote can be anything. */
+static inline int64_t pt_ns_after(int64_t anchor_ns, int64_t ticks, double tpn)
+{
+    double d = (double)ticks / tpn;
+    int64_t dn = d >= 0x1p63 ? INT64_MAX : d <= -0x1p63 ? INT64_MIN : (int64_t)d, r;
+    if (__builtin_add_overflow(anchor_ns, dn, &r))
+        return dn > 0 ? INT64_MAX : INT64_MIN;
+    return r;
+}
+
 static inline void pt_ns_to_ts(int64_t ns, struct timespec *t)
 {
     t->tv_sec = (time_t)(ns / 1000000000);

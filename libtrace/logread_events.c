@@ -173,22 +173,13 @@ void pt_logr_rewind(struct pt_logr *l)
 }
 
 /* ---- reporting one event ---- */
-static int64_t sat_add(int64_t a, int64_t b)
-{
-    int64_t r;
-    if (__builtin_add_overflow(a, b, &r))
-        return b > 0 ? INT64_MAX : INT64_MIN;
-    return r;
-}
 
 /* CLOCK_REALTIME ns of the event c stands on. */
 static int64_t event_ns(const struct pt_logr *l, const struct lr_cursor *c)
 {
     if (l->h.clock_mode != 1)
         return (int64_t)c->rec.ts;
-    double d = (double)(int64_t)(c->rec.ts - c->a_ticks) / l->h.ticks_per_ns;
-    int64_t dn = d >= 0x1p63 ? INT64_MAX : d <= -0x1p63 ? INT64_MIN : (int64_t)d;
-    return sat_add(c->a_ns, dn);
+    return pt_ns_after(c->a_ns, (int64_t)(c->rec.ts - c->a_ticks), l->h.ticks_per_ns);
 }
 
 /* Reported timestamps do not go back by less than LR_HOLD_NS. */

@@ -47,9 +47,9 @@ static int64_t ticks_to_ns(struct pt_handle *h, struct pt_rslot *r, uint64_t ts)
     struct pt_shm *s = h->shm;
     if (s->clock_mode != PT_CLOCK_TSC)
         return (int64_t)ts;
-    if (r != NULL && r->has_anchor)
-        return r->anchor_ns + (int64_t)((double)(int64_t)(ts - r->anchor_ts) / h->ticks_per_ns);
-    return s->real0_ns + (int64_t)((double)(int64_t)(ts - s->tick0) / h->ticks_per_ns);
+    if (r != NULL && r->has_anchor) /* anchors are the writers': anything (pt_ns_after) */
+        return pt_ns_after(r->anchor_ns, (int64_t)(ts - r->anchor_ts), h->ticks_per_ns);
+    return pt_ns_after(s->real0_ns, (int64_t)(ts - s->tick0), h->ticks_per_ns);
 }
 
 /*
