@@ -133,8 +133,16 @@ void pt_chain_reclaim_orphan(struct pt_handle *h, uint32_t i)
             return;
         }
     }
-    uint64_t nrh = (((r->rhead >> 32) + 1) << 32) | PT_NONE;
-    atomic_store_explicit(&sl->rhead, nrh, memory_order_release);
+    /* by CAS from what we followed: while we looked, the slot may have been
+     * freed, taken by a new writer (a thread starting late takes the lowest
+     * free slot), filled, stolen from, and left again; then it is not drained
+     * (the next look resyncs) */
+    uint64_t nrh = (((r->rhead >> 32) + 1) << 32) | PT_NONE, expect = r->rhead;
+    if (!atomic_compare_exchange_strong_explicit(&sl->rhead, &expect, nrh, memory_order_acq_rel,
+                                                 memory_order_acquire)) {
+        atomic_store(&sl->state, PT_SLOT_ORPHAN);
+        return;
+    }
     pt_chain_follow(r, nrh);
     atomic_store_explicit(&sl->state, PT_SLOT_FREE, memory_order_release);
     if (chunk != PT_NONE)
