@@ -245,12 +245,7 @@ struct pt_thread *pt_thread_resolve(struct pt_thread *t)
  * The parent thread stays in that mode for its life. A clone made by the
  * system call itself (not through glibc) is not seen here. */
 typedef int (*clone_fn)(int (*)(void *), void *, int, void *, ...);
-static clone_fn real_clone;
-
-__attribute__((constructor)) static void clone_resolve(void)
-{
-    real_clone = (clone_fn)pt_next_fn("clone");
-}
+static void *_Atomic real_clone;
 
 static void thread_exact(void)
 {
@@ -272,9 +267,10 @@ PT_API int clone(int (*fn)(void *), void *stack, int flags, void *arg, ...)
     va_end(ap);
     if ((flags & CLONE_VM) && !(flags & CLONE_SETTLS))
         thread_exact();
-    if (real_clone == NULL) {
+    clone_fn next = (clone_fn)pt_next_cached(&real_clone, "clone");
+    if (next == NULL) { /* a C library without clone() */
         errno = ENOSYS;
         return -1;
     }
-    return real_clone(fn, stack, flags, arg, ptid, tls, ctid);
+    return next(fn, stack, flags, arg, ptid, tls, ctid);
 }

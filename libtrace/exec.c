@@ -56,6 +56,19 @@ void *pt_next_fn(const char *name)
     return f;
 }
 
+/* The same, looked up once into *slot (at the first call: no work at
+ * start-up, and a call made before the library's constructors ran, from
+ * another library's, finds it too). */
+void *pt_next_cached(void *_Atomic *slot, const char *name)
+{
+    void *f = atomic_load_explicit(slot, memory_order_acquire);
+    if (f == NULL) {
+        f = pt_next_fn(name);
+        atomic_store_explicit(slot, f, memory_order_release);
+    }
+    return f;
+}
+
 #define NEXT(type, name) ((type)pt_next_fn(name))
 
 typedef int (*execve_t)(const char *, char *const[], char *const[]);

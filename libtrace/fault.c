@@ -152,14 +152,19 @@ PT_API int sigaction(int sig, const struct sigaction *act, struct sigaction *old
  * the one above does not see. For SIGBUS while the handler is installed:
  * the BSD semantics glibc gives them (SA_RESTART, the signal blocked in its
  * handler) through the sigaction above; anything else: glibc's own (which
- * also honours siginterrupt()), found once at load time. */
+ * also honours siginterrupt()), found at the first call. */
 typedef sighandler_t (*signal_fn)(int, sighandler_t);
-static signal_fn real_signal, real_bsd_signal;
+static void *_Atomic real_signal, *_Atomic real_bsd_signal;
 
-__attribute__((constructor)) static void fault_resolve(void)
+/* glibc's function at *slot; SIG_ERR with ENOSYS from a C library without it */
+static sighandler_t next_signal(void *_Atomic *slot, const char *name, int sig, sighandler_t h)
 {
-    real_signal = (signal_fn)pt_next_fn("signal");
-    real_bsd_signal = (signal_fn)pt_next_fn("bsd_signal");
+    signal_fn f = (signal_fn)pt_next_cached(slot, name);
+    if (f == NULL) {
+        errno = ENOSYS;
+        return SIG_ERR;
+    }
+    return f(sig, h);
 }
 
 static sighandler_t sigbus_bsd(sighandler_t h)
@@ -180,12 +185,12 @@ PT_API sighandler_t signal(int sig, sighandler_t h)
 {
     if (sig == SIGBUS && atomic_load(&installed))
         return sigbus_bsd(h);
-    return real_signal != NULL ? real_signal(sig, h) : (errno = ENOSYS, SIG_ERR);
+    return next_signal(&real_signal, "signal", sig, h);
 }
 
 PT_API sighandler_t bsd_signal(int sig, sighandler_t h)
 {
     if (sig == SIGBUS && atomic_load(&installed))
         return sigbus_bsd(h);
-    return real_bsd_signal != NULL ? real_bsd_signal(sig, h) : (errno = ENOSYS, SIG_ERR);
+    return next_signal(&real_bsd_signal, "bsd_signal", sig, h);
 }

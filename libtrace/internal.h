@@ -204,6 +204,7 @@ void pt_inbox_atfork_child(void);
 void pt_inbox_forget(void);                       /* a raw clone child that cannot have one */
 /* exec.c: the next definition of a function the library interposes (libc's) */
 void *pt_next_fn(const char *name);
+void *pt_next_cached(void *_Atomic *slot, const char *name); /* found once, at first use */
 void pt_inbox_before_exec(void);
 int posixtrace_reserved_fd_repair(void); /* <posixtrace/record.h> */
 int  pt_inbox_add_own(struct pt_shm *s, size_t size, int fd); /* attachment index or -errno */

@@ -68,37 +68,50 @@ static void thread_exit(void *unused)
     atomic_store_explicit(&t->used, 0, memory_order_release);
 }
 
+/* Take a free registry entry, looking from `start` on (the last entry is
+ * the shared fallback: record.c, enter()): its index, or PT_MAX_THREADS. */
+static uint32_t entry_take(uint32_t start)
+{
+    for (uint32_t n = 0; n < PT_MAX_THREADS - 1; n++) {
+        uint32_t k = (start + n) % (PT_MAX_THREADS - 1), zero = 0;
+        struct pt_thread *t = &pt_threads[k];
+        if (atomic_load_explicit(&t->used, memory_order_relaxed) == 0 &&
+            atomic_compare_exchange_strong(&t->used, &zero, 1))
+            return k;
+    }
+    return PT_MAX_THREADS;
+}
+
+/* A taken entry, for thread id tid: no slots, its stack range around ours. */
+static void entry_init(struct pt_thread *t, uint32_t tid)
+{
+    memset(t->epoch, 0, sizeof t->epoch);
+    memset(t->slot, 0, sizeof t->slot);
+    t->tid = tid;
+    t->switches = 0;
+    atomic_store_explicit(&t->shared, 0, memory_order_relaxed);
+    t->own_pid = 0;
+    t->exact = 0;
+    pt_thread_stack_init(t);
+}
+
 struct pt_thread *pt_thread_self(void)
 {
     uint32_t i = tls_index;
     if (likely(i != 0))
         return &pt_threads[i - 1];
-    uint32_t start = atomic_fetch_add_explicit(&claim_hint, 1, memory_order_relaxed);
-    /* the last entry is the shared fallback (record.c, enter()) */
-    for (uint32_t n = 0; n < PT_MAX_THREADS - 1; n++) {
-        uint32_t k = (start + n) % (PT_MAX_THREADS - 1);
-        uint32_t zero = 0;
-        struct pt_thread *t = &pt_threads[k];
-        if (atomic_load_explicit(&t->used, memory_order_relaxed) != 0 ||
-            !atomic_compare_exchange_strong(&t->used, &zero, 1))
-            continue;
-        if (tls_index != 0) { /* a signal handler claimed one meanwhile */
-            atomic_store(&t->used, 0);
-            return &pt_threads[tls_index - 1];
-        }
-        memset(t->epoch, 0, sizeof t->epoch);
-        memset(t->slot, 0, sizeof t->slot);
-        t->tid = (uint32_t)syscall(SYS_gettid);
-        t->switches = 0;
-        atomic_store_explicit(&t->shared, 0, memory_order_relaxed);
-        t->own_pid = 0;
-        t->exact = 0;
-        pt_thread_stack_init(t);
-        tls_index = k + 1;
-        pthread_setspecific(exit_key, (void *)1);
-        return t;
+    uint32_t k = entry_take(atomic_fetch_add_explicit(&claim_hint, 1, memory_order_relaxed));
+    if (k == PT_MAX_THREADS)
+        return NULL;
+    struct pt_thread *t = &pt_threads[k];
+    if (tls_index != 0) { /* a signal handler claimed one meanwhile */
+        atomic_store(&t->used, 0);
+        return &pt_threads[tls_index - 1];
     }
-    return NULL;
+    entry_init(t, (uint32_t)syscall(SYS_gettid));
+    tls_index = k + 1;
+    pthread_setspecific(exit_key, (void *)1);
+    return t;
 }
 
 uint32_t pt_thread_index(void)
@@ -110,26 +123,18 @@ uint32_t pt_thread_index(void)
  * claimed for thread id tid of process pid: its index, or PT_MAX_THREADS. */
 uint32_t pt_thread_claim_foreign(uint32_t tid, uint32_t pid)
 {
-    for (uint32_t k = 0; k < PT_MAX_THREADS - 1; k++) {
-        uint32_t zero = 0;
-        struct pt_thread *t = &pt_threads[k];
-        if (atomic_load_explicit(&t->used, memory_order_relaxed) != 0 ||
-            !atomic_compare_exchange_strong(&t->used, &zero, 1))
-            continue;
-        memset(t->epoch, 0, sizeof t->epoch);
-        memset(t->slot, 0, sizeof t->slot);
-        t->tid = tid;
-        t->switches = 0;
-        atomic_store_explicit(&t->shared, 0, memory_order_relaxed);
-        t->stk_lo = 0;
-        t->stk_len = 0; /* reached only through the foreign table, never by its stack */
-        t->exact = 1;
-        t->own_pid = pid == pt_pid ? 0 : pid;
-        if (t->own_pid != 0 && pt_proc_stat((pid_t)pid, NULL, &t->own_start) != 0)
-            t->own_start = 0;
+    uint32_t k = entry_take(0);
+    if (k == PT_MAX_THREADS)
         return k;
-    }
-    return PT_MAX_THREADS;
+    struct pt_thread *t = &pt_threads[k];
+    entry_init(t, tid);
+    t->stk_lo = 0;
+    t->stk_len = 0; /* reached only through the foreign table, never by its stack */
+    t->exact = 1;
+    t->own_pid = pid == pt_pid ? 0 : pid;
+    if (t->own_pid != 0 && pt_proc_stat((pid_t)pid, NULL, &t->own_start) != 0)
+        t->own_start = 0;
+    return k;
 }
 
 /* This thread's entry is shared with a raw thread (clone.c): leave it to

@@ -53,12 +53,7 @@ static uint64_t rnd(void)
  * this process's private copy, the rest shared). */
 static struct pt_shm *find_stream(void)
 {
-    struct tc_map m[8];
-    int n = tc_find_maps("posixtrace:xplocks", NULL, m, 8);
-    for (int i = 0; i < n; i++)
-        if (tc_stream_base(&m[i]) != 0)
-            return (struct pt_shm *)tc_stream_base(&m[i]);
-    return NULL;
+    return (struct pt_shm *)tc_find_stream("posixtrace:xplocks");
 }
 
 static struct pt_inbox *inbox(void)

@@ -44,14 +44,8 @@ static uint64_t rnd(void)
 /* The stream as mapped here: its first page (private), then the rest. */
 static struct pt_shm *find_stream(void)
 {
-    struct tc_map m[32];
-    int n = tc_find_maps("/memfd:posixtrace:", NULL, m, 32);
-    for (int i = 0; i < n; i++) {
-        struct pt_shm *s = (struct pt_shm *)tc_stream_base(&m[i]);
-        if (s != NULL && m[i].perms[1] == 'w' && s->magic == PT_SHM_MAGIC)
-            return s;
-    }
-    return NULL;
+    struct pt_shm *s = (struct pt_shm *)tc_find_stream("/memfd:posixtrace:");
+    return s != NULL && s->magic == PT_SHM_MAGIC ? s : NULL;
 }
 
 static void attack_slots(struct pt_shm *s, pid_t v)

@@ -156,6 +156,18 @@ static inline uintptr_t tc_stream_base(const struct tc_map *m)
     return m->off == 0 || m->off == 4096 ? m->lo - m->off : 0;
 }
 
+/* The start of the first writable mapping of a stream whose path contains
+ * `has` (tc_stream_base), or 0. */
+static inline uintptr_t tc_find_stream(const char *has)
+{
+    struct tc_map m[32];
+    int n = tc_find_maps(has, NULL, m, 32);
+    for (int i = 0; i < n; i++)
+        if (m[i].perms[1] == 'w' && tc_stream_base(&m[i]) != 0)
+            return tc_stream_base(&m[i]);
+    return 0;
+}
+
 /* ---- a PRNG for tests that scribble (xorshift64*): reproducible by seed ---- */
 static inline uint64_t tc_rnd(uint64_t *state)
 {
