@@ -10,6 +10,7 @@
 #include "shim.h"
 
 #include <link.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -60,8 +61,27 @@ uint32_t shim_tid_swap(uint32_t t)
     return old;
 }
 
-void shim_emit(struct shim_call *c)
+/* A wrapper built its payload against another event's definition, or with
+ * too few or too many variable fields: a bug of the shim that tests catch.
+ * The payload would not decode: it is not recorded, and said once. */
+static SHIM_NOINLINE void shim_defect(const struct shim_call *c)
 {
+    static int said;
+    if (__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED))
+        return;
+    char m[160];
+    int n = snprintf(m, sizeof m, "posixtrace-preload: internal error: event %u built "
+                     "against another definition than events.def's; not recorded\n", c->id);
+    if (n > 0)
+        (void)!write(2, m, (size_t)n < sizeof m ? (size_t)n : sizeof m - 1);
+}
+
+bool shim_record(struct shim_call *c)
+{
+    if (unlikely(c->defect || c->vleft != 0)) {
+        shim_defect(c);
+        return false;
+    }
     c->p.hdr.version = POSIXTRACE_PAYLOAD_VERSION;
     c->p.hdr.hdr_size = sizeof c->p.hdr;
     c->p.hdr.tid = c->tid != 0 ? c->tid : shim_tid();
@@ -70,10 +90,17 @@ void shim_emit(struct shim_call *c)
         posixtrace_sys_call(c->id, c->p.buf, c->n, c->ra, c->t0);
     else
         posixtrace_sys_event(c->id, c->p.buf, c->n, c->ra);
-    if (unlikely(shim_cfg.stack_depth != 0))
-        shim_record_stack(c->ra);
-    if (unlikely(shim_map_pending) && posixtrace_wanted(POSIXTRACE_EV_MODULE))
-        shim_report_modules();
+    return true;
+}
+
+void shim_emit(struct shim_call *c)
+{
+    if (likely(shim_record(c))) {
+        if (unlikely(shim_cfg.stack_depth != 0))
+            shim_record_stack(c->ra);
+        if (unlikely(shim_map_pending) && posixtrace_wanted(POSIXTRACE_EV_MODULE))
+            shim_report_modules();
+    }
     errno = c->saved_errno;
 }
 

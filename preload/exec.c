@@ -79,11 +79,9 @@ static void fill(struct shim_call *c, const struct exec_args *a, int search)
     char *const *argv = a->argv;
     c->flags |= POSIXTRACE_CALL_WITH_FN(a->fn);
     c->tid = shim_tid_fresh();
-    shim_fix(c, (uint64_t)syscall(SYS_getpid));
-    shim_fix(c, (uint64_t)(int64_t)fd);
-    shim_fix(c, (uint64_t)search);
-    shim_str_safe(c, path, 1); /* recorded before the call: not known to be readable */
-    shim_argv_safe(c, argv, 0);
+    shim_fix_exec(c, syscall(SYS_getpid), fd, search);
+    shim_str_safe(c, path); /* recorded before the call: not known to be readable */
+    shim_argv_safe(c, argv);
 }
 
 static SHIM_NOINLINE int exec_rec(const struct exec_args *a, const void *ra)

@@ -28,6 +28,7 @@ static SHIM_NOINLINE pid_t fork_rec(const void *ra)
     if (r == 0)
         shim_tid_reset();
     shim_end(&c, r, r < 0);
+    shim_fix_fork(&c);
     shim_emit(&c);
     return r;
 }
@@ -108,6 +109,7 @@ __attribute__((used)) struct vfork_back shim_vfork_parent(int r)
     if (f->rec && shim_begin(&c, POSIXTRACE_EV_VFORK, f->ra)) {
         c.t0 = f->t0;
         shim_end(&c, r, r < 0);
+        shim_fix_vfork(&c);
         shim_emit(&c);
     }
     return (struct vfork_back){ f->ra, r };
@@ -183,12 +185,11 @@ static SHIM_NOINLINE int spawn_rec(int search, pid_t *pid, const char *path,
     shim_end_rc(&c, rc);
     if (rc == 0 && pid != NULL)
         *pid = child;
-    shim_fix(&c, (uint64_t)(int64_t)(rc == 0 ? child : -1));
-    shim_fix(&c, (uint64_t)search);
+    shim_fix_spawn(&c, rc == 0 ? child : -1, search);
     /* The child's exec read them if it succeeded, but a spawn that failed
      * (EFAULT from the child's exec) proves nothing: probed pages only. */
-    shim_str_safe(&c, path, 1);
-    shim_argv_safe(&c, argv, 0);
+    shim_str_safe(&c, path);
+    shim_argv_safe(&c, argv);
     shim_emit(&c);
     return rc;
 }

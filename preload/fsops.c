@@ -13,11 +13,10 @@
 #include <unistd.h>
 
 #define WANT(ev) likely(!posixtrace_wanted(POSIXTRACE_EV_##ev))
-#define FIX(v) shim_fix(&c, (uint64_t)(int64_t)(v))
 /* A path argument: read directly if the call succeeded; if it failed, maybe
  * before reading it (EINVAL for bad flags, EBADF, EFAULT...): over probed
  * pages only, NODATA if not readable. */
-#define PATH(str, after) shim_str_after(&c, str, r >= 0, after)
+#define PATH(str) shim_str_after(&c, str, r >= 0)
 
 /* ---- dup ---- */
 REAL(int, dup, int);
@@ -37,9 +36,7 @@ static SHIM_NOINLINE int dup_rec(int k, int o, int n, int f, const void *ra)
     int r = call_dup(k, o, n, f);
     shim_end(&c, r, r < 0);
     c.flags |= POSIXTRACE_CALL_WITH_FN(k); /* 1 dup, 2 dup2, 3 dup3: POSIXTRACE_FN_DUP... */
-    FIX(o);
-    FIX(n);
-    FIX(f);
+    shim_fix_dup(&c, o, n, f);
     shim_emit(&c);
     return r;
 }
@@ -81,9 +78,7 @@ static SHIM_NOINLINE int pipe_rec(int two, int fds[2], int flags, const void *ra
     int r = two ? NEXT(pipe2)(fds, flags) : NEXT(pipe)(fds);
     shim_end(&c, r, r < 0);
     c.flags |= POSIXTRACE_CALL_WITH_FN(two ? POSIXTRACE_FN_PIPE2 : POSIXTRACE_FN_PIPE);
-    FIX(flags);
-    FIX(r == 0 ? fds[0] : -1);
-    FIX(r == 0 ? fds[1] : -1);
+    shim_fix_pipe(&c, flags, r == 0 ? fds[0] : -1, r == 0 ? fds[1] : -1);
     shim_emit(&c);
     return r;
 }
@@ -114,9 +109,8 @@ static SHIM_NOINLINE int unlink_rec(int at, int dirfd, const char *path, int fla
         return at ? NEXT(unlinkat)(dirfd, path, flags) : NEXT(unlink)(path);
     int r = at ? NEXT(unlinkat)(dirfd, path, flags) : NEXT(unlink)(path);
     shim_end(&c, r, r < 0);
-    FIX(dirfd);
-    FIX(flags);
-    PATH(path, 0);
+    shim_fix_unlink(&c, dirfd, flags);
+    PATH(path);
     shim_emit(&c);
     return r;
 }
@@ -155,11 +149,9 @@ static SHIM_NOINLINE int rename_rec(int k, int od, const char *o, int nd, const 
         return call_rename(k, od, o, nd, n, f);
     int r = call_rename(k, od, o, nd, n, f);
     shim_end(&c, r, r < 0);
-    FIX(od);
-    FIX(nd);
-    shim_fix(&c, f);
-    PATH(o, 1);
-    PATH(n, 0);
+    shim_fix_rename(&c, od, nd, f);
+    PATH(o);
+    PATH(n);
     shim_emit(&c);
     return r;
 }
@@ -198,9 +190,8 @@ static SHIM_NOINLINE int mkdir_rec(int at, int dirfd, const char *path, mode_t m
         return at ? NEXT(mkdirat)(dirfd, path, mode) : NEXT(mkdir)(path, mode);
     int r = at ? NEXT(mkdirat)(dirfd, path, mode) : NEXT(mkdir)(path, mode);
     shim_end(&c, r, r < 0);
-    FIX(dirfd);
-    shim_fix(&c, mode);
-    PATH(path, 0);
+    shim_fix_mkdir(&c, dirfd, mode);
+    PATH(path);
     shim_emit(&c);
     return r;
 }
@@ -226,7 +217,8 @@ static SHIM_NOINLINE int rmdir_rec(const char *path, const void *ra)
         return NEXT(rmdir)(path);
     int r = NEXT(rmdir)(path);
     shim_end(&c, r, r < 0);
-    PATH(path, 0);
+    shim_fix_rmdir(&c);
+    PATH(path);
     shim_emit(&c);
     return r;
 }
@@ -250,8 +242,7 @@ static SHIM_NOINLINE int ftruncate_rec(int is64, int fd, off_t len, const void *
         return is64 ? NEXT(ftruncate64)(fd, len) : NEXT(ftruncate)(fd, len);
     int r = is64 ? NEXT(ftruncate64)(fd, len) : NEXT(ftruncate)(fd, len);
     shim_end(&c, r, r < 0);
-    FIX(fd);
-    FIX(len);
+    shim_fix_ftruncate(&c, fd, len);
     shim_emit(&c);
     return r;
 }
@@ -277,7 +268,7 @@ static SHIM_NOINLINE int fsync_rec(int fd, const void *ra)
         return NEXT(fsync)(fd);
     int r = NEXT(fsync)(fd);
     shim_end(&c, r, r < 0);
-    FIX(fd);
+    shim_fix_fsync(&c, fd);
     shim_emit(&c);
     return r;
 }
@@ -315,12 +306,8 @@ static SHIM_NOINLINE ssize_t cfr_rec(int fi, off_t *oi, int fo, off_t *oo, size_
         return NEXT(copy_file_range)(fi, oi, fo, oo, len, flags);
     ssize_t r = NEXT(copy_file_range)(fi, oi, fo, oo, len, flags);
     shim_end(&c, r, r < 0);
-    FIX(fi);
-    FIX(off_in_before(&c, oi, r));
-    FIX(fo);
-    FIX(off_in_before(&c, oo, r));
-    shim_fix(&c, len);
-    shim_fix(&c, flags);
+    shim_fix_copy_file_range(&c, fi, off_in_before(&c, oi, r), fo, off_in_before(&c, oo, r),
+                             len, flags);
     shim_emit(&c);
     return r;
 }
@@ -344,10 +331,7 @@ static SHIM_NOINLINE ssize_t sendfile_rec(int is64, int out, int in, off_t *off,
         return is64 ? NEXT(sendfile64)(out, in, off, n) : NEXT(sendfile)(out, in, off, n);
     ssize_t r = is64 ? NEXT(sendfile64)(out, in, off, n) : NEXT(sendfile)(out, in, off, n);
     shim_end(&c, r, r < 0);
-    FIX(out);
-    FIX(in);
-    FIX(off_in_before(&c, off, r));
-    shim_fix(&c, n);
+    shim_fix_sendfile(&c, out, in, off_in_before(&c, off, r), n);
     shim_emit(&c);
     return r;
 }

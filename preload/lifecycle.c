@@ -16,13 +16,12 @@ void shim_process_start(int argc, char **argv)
         goto map;
     struct shim_call c;
     shim_begin(&c, POSIXTRACE_EV_PROCESS_START, NULL);
-    shim_fix(&c, (uint64_t)syscall(SYS_getpid));
-    shim_fix(&c, (uint64_t)getppid());
-    shim_str(&c, shim_exe_path(), 1);
+    shim_fix_process_start(&c, syscall(SYS_getpid), getppid());
+    shim_str(&c, shim_exe_path());
     if (argv != NULL && argc >= 0 && argv[argc] == NULL)
-        shim_argv(&c, argv, 0);
+        shim_argv(&c, argv);
     else
-        shim_nodata(&c, 0);
+        shim_nodata(&c);
     shim_emit(&c);
 map:
     if (posixtrace_wanted(POSIXTRACE_EV_MODULE))
@@ -37,9 +36,7 @@ static void record_exit(int status, int how, const void *ra)
         return;
     shim_noreturn(&c);
     c.tid = shim_tid_fresh(); /* a vfork child shares its parent's thread cache */
-    shim_fix(&c, (uint64_t)syscall(SYS_getpid));
-    shim_fix(&c, (uint64_t)(int64_t)status);
-    shim_fix(&c, (uint64_t)how);
+    shim_fix_exit(&c, syscall(SYS_getpid), status, how);
     shim_emit(&c);
 }
 

@@ -22,7 +22,7 @@ preload_libposixtrace_preload_la_SOURCES = \
 	preload/stdio.c \
 	preload/net.c
 # Wrappers must be the real symbols, not fortified inlines.
-preload_libposixtrace_preload_la_CPPFLAGS = $(AM_CPPFLAGS) -U_FORTIFY_SOURCE
+preload_libposixtrace_preload_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/preload -U_FORTIFY_SOURCE
 # Only the interposed functions (SHIM_API) are exported.
 preload_libposixtrace_preload_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(LIBUNWIND_CFLAGS)
 preload_libposixtrace_preload_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -no-undefined \
@@ -35,6 +35,12 @@ EXTRA_DIST += doc/events.md
 # -rdynamic: the tests name the calling function of each event with dladdr.
 SHIM_TEST_LINKFLAGS = $(TEST_LDFLAGS) -rdynamic
 SHIM_TEST_LIBS = $(TEST_LDADD) -ldl
+
+check_PROGRAMS += tests/t120_payloads
+tests_t120_payloads_SOURCES = tests/t120_payloads.c tests/t100_decode.c tests/tcommon.h
+tests_t120_payloads_LDADD = $(SHIM_TEST_LIBS)
+tests_t120_payloads_LDFLAGS = $(SHIM_TEST_LINKFLAGS)
+EXTRA_DIST += tests/test_payloads.py
 
 check_PROGRAMS += tests/t100_shim_files
 tests_t100_shim_files_SOURCES = tests/t100_shim_files.c tests/t100_decode.c tests/tcommon.h

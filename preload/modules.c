@@ -67,22 +67,16 @@ static int report_one(struct dl_phdr_info *info, size_t size, void *data)
     }
     struct shim_call c;
     shim_begin(&c, POSIXTRACE_EV_MODULE, NULL);
-    shim_fix(&c, info->dlpi_addr);
-    shim_fix(&c, end);
+    shim_fix_module(&c, info->dlpi_addr, end);
     uint32_t idlen = 0;
     const unsigned char *id = build_id(info, &idlen);
     if (id != NULL)
-        shim_var(&c, id, idlen, 64, 1);
+        shim_var(&c, id, idlen, 64);
     else
-        shim_nodata(&c, 1);
+        shim_nodata(&c);
     const char *name = info->dlpi_name;
-    shim_str(&c, name != NULL && name[0] != '\0' ? name : shim_exe_path(), 0);
-    c.tid = shim_tid();
-    c.p.hdr.version = POSIXTRACE_PAYLOAD_VERSION;
-    c.p.hdr.hdr_size = sizeof c.p.hdr;
-    c.p.hdr.flags = c.flags;
-    c.p.hdr.tid = c.tid;
-    posixtrace_sys_event(c.id, c.p.buf, c.n, NULL);
+    shim_str(&c, name != NULL && name[0] != '\0' ? name : shim_exe_path());
+    shim_record(&c);
     return 0;
 }
 

@@ -19,35 +19,33 @@
 #include <sys/socket.h>
 
 #define WANT(ev) likely(!posixtrace_wanted(POSIXTRACE_EV_##ev))
-#define FIX(v) shim_fix(&c, (uint64_t)(int64_t)(v))
 
 /* An address the caller passed in: the call read min(len, 128) bytes of it
  * if it succeeded (a longer len fails with EINVAL); after a failure, read
  * only if its pages are readable. */
-static void addr_in(struct shim_call *c, const struct sockaddr *a, socklen_t len, int r,
-                    unsigned after)
+static void addr_in(struct shim_call *c, const struct sockaddr *a, socklen_t len, int r)
 {
     size_t n = len < sizeof(struct sockaddr_storage) ? len : sizeof(struct sockaddr_storage);
     struct shim_pages pg = SHIM_PAGES_INIT;
     if (a == NULL)
-        shim_var(c, NULL, 0, 0, after); /* no address */
+        shim_var(c, NULL, 0, 0); /* no address */
     else if (r < 0 && !shim_readable(&pg, a, n))
-        shim_nodata(c, after);
+        shim_nodata(c);
     else
-        shim_var(c, a, len, sizeof(struct sockaddr_storage), after); /* reads n at most */
+        shim_var(c, a, len, sizeof(struct sockaddr_storage)); /* reads n at most */
 }
 
 /* An address the call filled in: `cap` bytes of room (read before the call,
  * have_cap: it was readable), `*len` the true size (written by the call). */
 static void addr_out(struct shim_call *c, const struct sockaddr *a, socklen_t cap,
-                     bool have_cap, const socklen_t *len, int ok, unsigned after)
+                     bool have_cap, const socklen_t *len, int ok)
 {
     if (a == NULL || len == NULL)
-        shim_var(c, NULL, 0, 0, after); /* not asked for */
+        shim_var(c, NULL, 0, 0); /* not asked for */
     else if (!ok || !have_cap)
-        shim_nodata(c, after);
+        shim_nodata(c);
     else
-        shim_var(c, a, *len < cap ? *len : cap, sizeof(struct sockaddr_storage), after);
+        shim_var(c, a, *len < cap ? *len : cap, sizeof(struct sockaddr_storage));
 }
 
 REAL(int, socket, int, int, int);
@@ -59,9 +57,7 @@ static SHIM_NOINLINE int socket_rec(int d, int t, int p, const void *ra)
         return NEXT(socket)(d, t, p);
     int r = NEXT(socket)(d, t, p);
     shim_end(&c, r, r < 0);
-    FIX(d);
-    FIX(t);
-    FIX(p);
+    shim_fix_socket(&c, d, t, p);
     shim_emit(&c);
     return r;
 }
@@ -85,8 +81,11 @@ static SHIM_NOINLINE int addr_rec(int conn, int fd, const struct sockaddr *a, so
         return conn ? NEXT(connect)(fd, a, len) : NEXT(bind)(fd, a, len);
     int r = conn ? NEXT(connect)(fd, a, len) : NEXT(bind)(fd, a, len);
     shim_end(&c, r, r < 0);
-    FIX(fd);
-    addr_in(&c, a, len, r, 0);
+    if (conn)
+        shim_fix_connect(&c, fd);
+    else
+        shim_fix_bind(&c, fd);
+    addr_in(&c, a, len, r);
     shim_emit(&c);
     return r;
 }
@@ -114,8 +113,7 @@ static SHIM_NOINLINE int listen_rec(int fd, int backlog, const void *ra)
         return NEXT(listen)(fd, backlog);
     int r = NEXT(listen)(fd, backlog);
     shim_end(&c, r, r < 0);
-    FIX(fd);
-    FIX(backlog);
+    shim_fix_listen(&c, fd, backlog);
     shim_emit(&c);
     return r;
 }
@@ -141,9 +139,8 @@ static SHIM_NOINLINE int accept_rec(int four, int fd, struct sockaddr *a, sockle
     int r = four ? NEXT(accept4)(fd, a, len, flags) : NEXT(accept)(fd, a, len);
     shim_end(&c, r, r < 0);
     c.flags |= POSIXTRACE_CALL_WITH_FN(four ? POSIXTRACE_FN_ACCEPT4 : POSIXTRACE_FN_ACCEPT);
-    FIX(fd);
-    FIX(flags);
-    addr_out(&c, a, cap, have_cap, len, r >= 0, 0);
+    shim_fix_accept(&c, fd, flags);
+    addr_out(&c, a, cap, have_cap, len, r >= 0);
     shim_emit(&c);
     return r;
 }
@@ -174,11 +171,9 @@ static SHIM_NOINLINE ssize_t send_rec(int to, int fd, const void *buf, size_t n,
         return to ? NEXT(sendto)(fd, buf, n, flags, a, alen) : NEXT(send)(fd, buf, n, flags);
     ssize_t r = to ? NEXT(sendto)(fd, buf, n, flags, a, alen) : NEXT(send)(fd, buf, n, flags);
     shim_end(&c, r, r < 0);
-    FIX(fd);
-    shim_fix(&c, n);
-    FIX(flags);
-    addr_in(&c, a, alen, (int)r, 1);
-    shim_buf(&c, buf, r, 0);
+    shim_fix_send(&c, fd, n, flags);
+    addr_in(&c, a, alen, (int)r);
+    shim_buf(&c, buf, r);
     shim_emit(&c);
     return r;
 }
@@ -226,9 +221,9 @@ static ssize_t call_recv(enum rkind k, int fd, void *buf, size_t n, size_t bufle
 static void recv_data(struct shim_call *c, const void *buf, ssize_t r, int flags)
 {
     if ((flags & MSG_TRUNC) != 0 && r > 0)
-        shim_nodata(c, 0);
+        shim_nodata(c);
     else
-        shim_buf(c, buf, r, 0);
+        shim_buf(c, buf, r);
 }
 
 static SHIM_NOINLINE ssize_t recv_rec(enum rkind k, int fd, void *buf, size_t n, size_t buflen,
@@ -242,10 +237,8 @@ static SHIM_NOINLINE ssize_t recv_rec(enum rkind k, int fd, void *buf, size_t n,
     bool have_cap = a != NULL && alen != NULL && shim_peek(&cap, alen, sizeof cap, SHIM_FRAME());
     ssize_t r = call_recv(k, fd, buf, n, buflen, flags, a, alen);
     shim_end(&c, r, r < 0);
-    FIX(fd);
-    shim_fix(&c, n);
-    FIX(flags);
-    addr_out(&c, a, cap, have_cap, alen, r >= 0, 1);
+    shim_fix_recv(&c, fd, n, flags);
+    addr_out(&c, a, cap, have_cap, alen, r >= 0);
     recv_data(&c, buf, r, flags);
     shim_emit(&c);
     return r;
@@ -296,7 +289,7 @@ static void msg_data(struct shim_call *c, const struct msghdr *m, ssize_t len)
         memcpy(tmp + n, m->msg_iov[i].iov_base, take);
         n += take;
     }
-    shim_var(c, tmp, n, SIZE_MAX, 0);
+    shim_var(c, tmp, n, SIZE_MAX);
     if (n < (size_t)len)
         c->flags |= POSIXTRACE_CALL_DATA_CUT;
 }
@@ -313,23 +306,25 @@ static SHIM_NOINLINE ssize_t msg_rec(int rcv, int fd, struct msghdr *m, int flag
                                                      SHIM_FRAME()));
     ssize_t r = rcv ? NEXT(recvmsg)(fd, m, flags) : NEXT(sendmsg)(fd, m, flags);
     shim_end(&c, r, r < 0);
-    FIX(fd);
-    FIX(flags);
     bool ok = r >= 0 && m != NULL; /* the call read *m */
     if (ok && !rcv)
         cap = m->msg_namelen;
-    FIX(ok ? (int64_t)m->msg_iovlen : 0);
+    int64_t iovlen = ok ? (int64_t)m->msg_iovlen : 0;
+    if (rcv)
+        shim_fix_recvmsg(&c, fd, flags, iovlen);
+    else
+        shim_fix_sendmsg(&c, fd, flags, iovlen);
     if (ok && m->msg_name != NULL && have_cap)
         shim_var(&c, m->msg_name, m->msg_namelen < cap ? m->msg_namelen : cap,
-                 sizeof(struct sockaddr_storage), 1);
+                 sizeof(struct sockaddr_storage));
     else if (ok && m->msg_name == NULL)
-        shim_var(&c, NULL, 0, 0, 1);
+        shim_var(&c, NULL, 0, 0);
     else
-        shim_nodata(&c, 1);
+        shim_nodata(&c);
     if (ok && !(rcv && (flags & MSG_TRUNC) != 0))
         msg_data(&c, m, r);
     else
-        shim_nodata(&c, 0);
+        shim_nodata(&c);
     shim_emit(&c);
     return r;
 }
@@ -357,8 +352,7 @@ static SHIM_NOINLINE int shutdown_rec(int fd, int how, const void *ra)
         return NEXT(shutdown)(fd, how);
     int r = NEXT(shutdown)(fd, how);
     shim_end(&c, r, r < 0);
-    FIX(fd);
-    FIX(how);
+    shim_fix_shutdown(&c, fd, how);
     shim_emit(&c);
     return r;
 }

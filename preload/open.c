@@ -62,11 +62,9 @@ static SHIM_NOINLINE int open_rec(enum okind k, int dirfd, const char *path, int
     int r = call_open(k, dirfd, path, flags, mode);
     shim_end(&c, r, r < 0);
     c.flags |= POSIXTRACE_CALL_WITH_FN(open_fn_id(k));
-    shim_fix(&c, (uint64_t)(int64_t)dirfd);
-    shim_fix(&c, (uint64_t)(unsigned)(k == K_CREAT || k == K_CREAT64
-                                          ? O_CREAT | O_WRONLY | O_TRUNC : flags));
-    shim_fix(&c, (uint64_t)mode);
-    shim_str_after(&c, path, r >= 0, 0); /* a failed open may not have read it */
+    shim_fix_open(&c, dirfd, (unsigned)(k == K_CREAT || k == K_CREAT64
+                                            ? O_CREAT | O_WRONLY | O_TRUNC : flags), mode);
+    shim_str_after(&c, path, r >= 0); /* a failed open may not have read it */
     shim_emit(&c);
     return r;
 }
@@ -164,7 +162,7 @@ static SHIM_NOINLINE int close_rec(int fd, const void *ra)
         return NEXT(close)(fd);
     int r = NEXT(close)(fd);
     shim_end(&c, r, r < 0);
-    shim_fix(&c, (uint64_t)(int64_t)fd);
+    shim_fix_close(&c, fd);
     shim_emit(&c);
     return r;
 }

@@ -13,9 +13,13 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-void shim_var(struct shim_call *c, const void *p, size_t len, size_t limit, unsigned after)
+void shim_var(struct shim_call *c, const void *p, size_t len, size_t limit)
 {
-    uint32_t room = shim_room(c, after);
+    if (unlikely(c->vleft <= 0)) { /* more variable fields than the definition has */
+        c->defect = true;
+        return;
+    }
+    uint32_t room = shim_room(c);
     size_t n = len;
     if (n > limit)
         n = limit;
@@ -27,43 +31,43 @@ void shim_var(struct shim_call *c, const void *p, size_t len, size_t limit, unsi
     __builtin_memcpy(c->p.buf + c->n, &n32, 4);
     pt_copy_small(c->p.buf + c->n + 4, p, n);
     c->n += 4 + n32;
+    c->vleft--;
 }
 
-void shim_nodata(struct shim_call *c, unsigned after)
+void shim_nodata(struct shim_call *c)
 {
     c->flags |= POSIXTRACE_CALL_NODATA;
-    shim_var(c, NULL, 0, 0, after);
+    shim_var(c, NULL, 0, 0);
 }
 
-void shim_str(struct shim_call *c, const char *s, unsigned after)
+void shim_str(struct shim_call *c, const char *s)
 {
     if (s == NULL) {
-        shim_var(c, NULL, 0, 0, after);
+        shim_var(c, NULL, 0, 0);
         return;
     }
     /* never read past what can be stored: strnlen to the room + 1 */
-    size_t room = shim_room(c, after);
-    shim_var(c, s, strnlen(s, room + 1), SIZE_MAX, after);
+    size_t room = shim_room(c);
+    shim_var(c, s, strnlen(s, room + 1), SIZE_MAX);
 }
 
-void shim_buf(struct shim_call *c, const void *p, ssize_t len, unsigned after)
+void shim_buf(struct shim_call *c, const void *p, ssize_t len)
 {
     if (len < 0)
-        shim_nodata(c, after);
+        shim_nodata(c);
     else
-        shim_var(c, p, p != NULL ? (size_t)len : 0, shim_cfg.strsize, after);
+        shim_var(c, p, p != NULL ? (size_t)len : 0, shim_cfg.strsize);
 }
 
 /* argv, its strings read directly (pg NULL) or over probed pages only (an
  * unreadable pointer or string: the field is empty, NODATA). */
-static void argv_field(struct shim_call *c, char *const *argv, struct shim_pages *pg,
-                       unsigned after)
+static void argv_field(struct shim_call *c, char *const *argv, struct shim_pages *pg)
 {
-    if (argv == NULL) {
-        shim_var(c, NULL, 0, 0, after);
+    if (argv == NULL || unlikely(c->vleft <= 0)) {
+        shim_var(c, NULL, 0, 0); /* an empty field (or the defect noted) */
         return;
     }
-    uint32_t room = shim_room(c, after);
+    uint32_t room = shim_room(c);
     uint32_t start = c->n, n = 0;
     c->n += 4;
     for (size_t i = 0;; i++) {
@@ -85,15 +89,16 @@ static void argv_field(struct shim_call *c, char *const *argv, struct shim_pages
         n += (uint32_t)len;
     }
     __builtin_memcpy(c->p.buf + start, &n, 4);
+    c->vleft--;
     return;
 fault:
     c->n = start;
-    shim_nodata(c, after);
+    shim_nodata(c);
 }
 
-void shim_argv(struct shim_call *c, char *const *argv, unsigned after)
+void shim_argv(struct shim_call *c, char *const *argv)
 {
-    argv_field(c, argv, NULL, after);
+    argv_field(c, argv, NULL);
 }
 
 /* ---- memory that may not be readable ----
@@ -202,24 +207,24 @@ size_t shim_strnlen_safe(struct shim_pages *pg, const char *s, size_t max)
     return n;
 }
 
-void shim_str_safe(struct shim_call *c, const char *s, unsigned after)
+void shim_str_safe(struct shim_call *c, const char *s)
 {
     if (s == NULL) {
-        shim_var(c, NULL, 0, 0, after);
+        shim_var(c, NULL, 0, 0);
         return;
     }
     struct shim_pages pg = SHIM_PAGES_INIT;
-    size_t len = shim_strnlen_safe(&pg, s, (size_t)shim_room(c, after) + 1);
+    size_t len = shim_strnlen_safe(&pg, s, (size_t)shim_room(c) + 1);
     if (len == SIZE_MAX)
-        shim_nodata(c, after);
+        shim_nodata(c);
     else
-        shim_var(c, s, len, SIZE_MAX, after);
+        shim_var(c, s, len, SIZE_MAX);
 }
 
-void shim_argv_safe(struct shim_call *c, char *const *argv, unsigned after)
+void shim_argv_safe(struct shim_call *c, char *const *argv)
 {
     struct shim_pages pg = SHIM_PAGES_INIT;
-    argv_field(c, argv, &pg, after);
+    argv_field(c, argv, &pg);
 }
 
 bool shim_peek(void *out, const void *p, size_t n, const void *frame)

@@ -48,6 +48,16 @@ static unsigned event_of(enum rkind k)
     }
 }
 
+static void fixed_rw(struct shim_call *c, unsigned ev, int fd, size_t n, off_t off)
+{
+    switch (ev) {
+    case POSIXTRACE_EV_READ: shim_fix_read(c, fd, n); break;
+    case POSIXTRACE_EV_WRITE: shim_fix_write(c, fd, n); break;
+    case POSIXTRACE_EV_PREAD: shim_fix_pread(c, fd, n, off); break;
+    default: shim_fix_pwrite(c, fd, n, off); break;
+    }
+}
+
 static SHIM_NOINLINE ssize_t rw_rec(enum rkind k, int fd, void *buf, size_t n, off_t off,
                                     size_t buflen, const void *ra)
 {
@@ -57,11 +67,8 @@ static SHIM_NOINLINE ssize_t rw_rec(enum rkind k, int fd, void *buf, size_t n, o
         return call_rw(k, fd, buf, n, off, buflen);
     ssize_t r = call_rw(k, fd, buf, n, off, buflen);
     shim_end(&c, r, r < 0);
-    shim_fix(&c, (uint64_t)(int64_t)fd);
-    shim_fix(&c, (uint64_t)n);
-    if (ev == POSIXTRACE_EV_PREAD || ev == POSIXTRACE_EV_PWRITE)
-        shim_fix(&c, (uint64_t)(int64_t)off);
-    shim_buf(&c, buf, r, 0);
+    fixed_rw(&c, ev, fd, n, off);
+    shim_buf(&c, buf, r);
     shim_emit(&c);
     return r;
 }
@@ -139,7 +146,7 @@ REAL(ssize_t, writev, int, const struct iovec *, int);
 static void iov_field(struct shim_call *c, const struct iovec *iov, int cnt, ssize_t len)
 {
     if (len < 0 || iov == NULL) {
-        shim_nodata(c, 0);
+        shim_nodata(c);
         return;
     }
     unsigned char tmp[SHIM_PAYLOAD_MAX];
@@ -150,7 +157,7 @@ static void iov_field(struct shim_call *c, const struct iovec *iov, int cnt, ssi
         memcpy(tmp + n, iov[i].iov_base, take);
         n += take;
     }
-    shim_var(c, tmp, n, SIZE_MAX, 0);
+    shim_var(c, tmp, n, SIZE_MAX);
     if (n < (size_t)len)
         c->flags |= POSIXTRACE_CALL_DATA_CUT;
 }
@@ -164,8 +171,10 @@ static SHIM_NOINLINE ssize_t rwv_rec(int wr, int fd, const struct iovec *iov, in
         return wr ? NEXT(writev)(fd, iov, cnt) : NEXT(readv)(fd, iov, cnt);
     ssize_t r = wr ? NEXT(writev)(fd, iov, cnt) : NEXT(readv)(fd, iov, cnt);
     shim_end(&c, r, r < 0);
-    shim_fix(&c, (uint64_t)(int64_t)fd);
-    shim_fix(&c, (uint64_t)(int64_t)cnt);
+    if (wr)
+        shim_fix_writev(&c, fd, cnt);
+    else
+        shim_fix_readv(&c, fd, cnt);
     iov_field(&c, iov, cnt, r);
     shim_emit(&c);
     return r;
@@ -196,9 +205,7 @@ static SHIM_NOINLINE off_t lseek_rec(int is64, int fd, off_t off, int whence, co
         return is64 ? NEXT(lseek64)(fd, off, whence) : NEXT(lseek)(fd, off, whence);
     off_t r = is64 ? NEXT(lseek64)(fd, off, whence) : NEXT(lseek)(fd, off, whence);
     shim_end(&c, r, r < 0);
-    shim_fix(&c, (uint64_t)(int64_t)fd);
-    shim_fix(&c, (uint64_t)(int64_t)off);
-    shim_fix(&c, (uint64_t)(int64_t)whence);
+    shim_fix_lseek(&c, fd, off, whence);
     shim_emit(&c);
     return r;
 }

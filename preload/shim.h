@@ -17,7 +17,7 @@
  *       return NEXT(...)(...);
  *   r = NEXT(...)(...);
  *   shim_end(&c, r, r < 0);             // keeps errno, the result, the duration
- *   shim_fix(&c, ...);  shim_str(&c, path, 0);  ...  // fixed fields, then variable ones
+ *   shim_fix_write(&c, fd, n);  shim_buf(&c, buf, r);  // fixed fields, then the variable ones
  *   shim_emit(&c);                      // records (+ stack), restores errno
  *
  * Nothing here allocates: the payload is built on the stack and recorded by
@@ -122,6 +122,8 @@ struct shim_call {
     int saved_errno;
     uint32_t tid;        /* 0: shim_tid() at emit */
     bool timed;          /* shim_end ran: the library sets the duration */
+    int vleft;           /* variable fields still to write; -1: fixed part not written */
+    bool defect;         /* built against another event's definition */
     uint64_t t0;         /* posixtrace_call_begin() */
     const void *ra;
     union {
@@ -145,6 +147,8 @@ static inline bool shim_begin(struct shim_call *c, unsigned id, const void *ra)
     c->p.hdr.duration_ns = 0;
     c->saved_errno = errno;
     c->timed = false;
+    c->vleft = -1;
+    c->defect = false;
     c->t0 = posixtrace_call_begin(id);
     return true;
 }
@@ -176,30 +180,41 @@ static inline void shim_noreturn(struct shim_call *c)
     c->flags |= POSIXTRACE_CALL_NORETURN;
 }
 
-static inline void shim_fix(struct shim_call *c, uint64_t v)
+/* The fixed part of event `ev`'s payload, `n` bytes (8 a field, in
+ * definition order), followed by `nvar` variable fields. Called through the
+ * generated shim_fix_<event>() (shim_emit.h), never directly. */
+static inline void shim_fixed(struct shim_call *c, unsigned ev, const void *p, uint32_t n,
+                              unsigned nvar)
 {
-    __builtin_memcpy(c->p.buf + c->n, &v, 8); /* fixed fields always fit */
-    c->n += 8;
+    if (unlikely(ev != c->id || c->vleft != -1))
+        c->defect = true;
+    if (n != 0)
+        __builtin_memcpy(c->p.buf + c->n, p, n); /* fixed fields always fit */
+    c->n += n;
+    c->vleft = (int)nvar;
 }
 
-/* Room for a variable field's bytes when `after` more variable fields follow. */
-static inline uint32_t shim_room(const struct shim_call *c, unsigned after)
+/* Room for the next variable field's bytes: the payload limit less what is
+ * written and a length word for it and each variable field after it. */
+static inline uint32_t shim_room(const struct shim_call *c)
 {
-    uint32_t need = c->n + 4 * (after + 1);
+    uint32_t need = c->n + 4 * (uint32_t)(c->vleft > 0 ? c->vleft : 1);
     return need < SHIM_PAYLOAD_MAX ? SHIM_PAYLOAD_MAX - need : 0;
 }
 
+/* The variable fields, each written by one call of the functions below, in
+ * the order of the event's definition (shim_emit checks their number). */
 /* A variable field: `len` bytes of p, cut to `limit` and to the room left. */
-void shim_var(struct shim_call *c, const void *p, size_t len, size_t limit, unsigned after);
+void shim_var(struct shim_call *c, const void *p, size_t len, size_t limit);
 /* A string (no NUL); NULL gives an empty field. */
-void shim_str(struct shim_call *c, const char *s, unsigned after);
+void shim_str(struct shim_call *c, const char *s);
 /* The first shim_cfg.strsize bytes of a buffer of which `len` are valid;
  * len < 0 (the call failed): not read, empty field marked NODATA. */
-void shim_buf(struct shim_call *c, const void *p, ssize_t len, unsigned after);
+void shim_buf(struct shim_call *c, const void *p, ssize_t len);
 /* An argv array: the strings NUL-terminated, back to back (NULL: empty). */
-void shim_argv(struct shim_call *c, char *const *argv, unsigned after);
+void shim_argv(struct shim_call *c, char *const *argv);
 /* An empty variable field, marked NODATA (pointer not read). */
-void shim_nodata(struct shim_call *c, unsigned after);
+void shim_nodata(struct shim_call *c);
 
 /* ---- payload.c: memory the program passed that may not be readable ----
  * A call that fails (or that does not read an argument at all) proves
@@ -222,16 +237,16 @@ bool shim_readable(struct shim_pages *pg, const void *p, size_t n);
 size_t shim_strnlen_safe(struct shim_pages *pg, const char *s, size_t max);
 /* shim_str and shim_argv for memory not known to be readable: a field that
  * runs into an unreadable page is empty and marked NODATA. */
-void shim_str_safe(struct shim_call *c, const char *s, unsigned after);
-void shim_argv_safe(struct shim_call *c, char *const *argv, unsigned after);
+void shim_str_safe(struct shim_call *c, const char *s);
+void shim_argv_safe(struct shim_call *c, char *const *argv);
 /* A string argument after the call: read directly if the call succeeded
  * (it read the string), over probed pages if it failed. */
-static inline void shim_str_after(struct shim_call *c, const char *s, bool ok, unsigned after)
+static inline void shim_str_after(struct shim_call *c, const char *s, bool ok)
 {
     if (likely(ok))
-        shim_str(c, s, after);
+        shim_str(c, s);
     else
-        shim_str_safe(c, s, after);
+        shim_str_safe(c, s);
 }
 /* Before the call, n bytes at p that the call will read (an address length,
  * a msghdr field): false if not readable (then the call fails with EFAULT).
@@ -242,5 +257,11 @@ bool shim_peek(void *out, const void *p, size_t n, const void *frame);
 
 /* Record the call (and its stack if asked), restore errno. */
 void shim_emit(struct shim_call *c);
+/* Record the event only (the header's version, size, tid and flags filled
+ * in); false if it was not built as its definition says (then not recorded). */
+bool shim_record(struct shim_call *c);
+
+/* shim_fix_<event>(): generated from <posixtrace/events.def> (tools/gen-payloads) */
+#include "shim_emit.h"
 
 #endif

@@ -34,12 +34,9 @@ void shim_record_stack(const void *ra)
         addrs[i] = (uint64_t)(uintptr_t)ips[start + i];
     struct shim_call c;
     shim_begin(&c, POSIXTRACE_EV_STACK, ra);
-    shim_var(&c, addrs, (size_t)count * 8, SIZE_MAX, 0);
-    c.p.hdr.version = POSIXTRACE_PAYLOAD_VERSION;
-    c.p.hdr.hdr_size = sizeof c.p.hdr;
-    c.p.hdr.tid = shim_tid();
-    c.p.hdr.flags = c.flags;
-    posixtrace_sys_event(c.id, c.p.buf, c.n, ra);
+    shim_fix_stack(&c);
+    shim_var(&c, addrs, (size_t)count * 8, SIZE_MAX);
+    shim_record(&c);
 }
 
 /* Extension for programs that run under the shim (<posixtrace/events.h>). */

@@ -28,9 +28,9 @@ static SHIM_NOINLINE FILE *fopen_rec(int is64, const char *path, const char *mod
         return is64 ? NEXT(fopen64)(path, mode) : NEXT(fopen)(path, mode);
     FILE *f = is64 ? NEXT(fopen64)(path, mode) : NEXT(fopen)(path, mode);
     shim_end(&c, (int64_t)(intptr_t)f, f == NULL);
-    shim_fix(&c, (uint64_t)(int64_t)fd_of(f));
-    shim_str_after(&c, mode, f != NULL, 1);
-    shim_str_after(&c, path, f != NULL, 0);
+    shim_fix_fopen(&c, fd_of(f));
+    shim_str_after(&c, mode, f != NULL);
+    shim_str_after(&c, path, f != NULL);
     shim_emit(&c);
     return f;
 }
@@ -58,9 +58,9 @@ static SHIM_NOINLINE FILE *fdopen_rec(int fd, const char *mode, const void *ra)
         return NEXT(fdopen)(fd, mode);
     FILE *f = NEXT(fdopen)(fd, mode);
     shim_end(&c, (int64_t)(intptr_t)f, f == NULL);
-    shim_fix(&c, (uint64_t)(int64_t)fd);
+    shim_fix_fdopen(&c, fd);
     /* libc reads only the first few characters of the mode: probed pages */
-    shim_str_safe(&c, mode, 0);
+    shim_str_safe(&c, mode);
     shim_emit(&c);
     return f;
 }
@@ -83,10 +83,9 @@ static SHIM_NOINLINE FILE *freopen_rec(int is64, const char *path, const char *m
         return is64 ? NEXT(freopen64)(path, mode, s) : NEXT(freopen)(path, mode, s);
     FILE *f = is64 ? NEXT(freopen64)(path, mode, s) : NEXT(freopen)(path, mode, s);
     shim_end(&c, (int64_t)(intptr_t)f, f == NULL);
-    shim_fix(&c, (uint64_t)(uintptr_t)s);
-    shim_fix(&c, (uint64_t)(int64_t)fd_of(f));
-    shim_str_after(&c, mode, f != NULL, 1);
-    shim_str_after(&c, path, f != NULL, 0); /* NULL: the same file, new mode (recorded empty) */
+    shim_fix_freopen(&c, (uintptr_t)s, fd_of(f));
+    shim_str_after(&c, mode, f != NULL);
+    shim_str_after(&c, path, f != NULL); /* NULL: the same file, new mode (recorded empty) */
     shim_emit(&c);
     return f;
 }
@@ -115,8 +114,7 @@ static SHIM_NOINLINE int fclose_rec(FILE *s, const void *ra)
     int fd = fd_of(s);
     int r = NEXT(fclose)(s);
     shim_end(&c, r, r != 0);
-    shim_fix(&c, (uint64_t)(uintptr_t)s);
-    shim_fix(&c, (uint64_t)(int64_t)fd);
+    shim_fix_fclose(&c, (uintptr_t)s, fd);
     shim_emit(&c);
     return r;
 }

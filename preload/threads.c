@@ -42,7 +42,7 @@ static void record_exit(void *retval, const void *ra)
         !shim_begin(&c, POSIXTRACE_EV_PTHREAD_EXIT, ra))
         return;
     shim_noreturn(&c);
-    shim_fix(&c, (uint64_t)(uintptr_t)retval);
+    shim_fix_pthread_exit(&c, (uintptr_t)retval);
     shim_emit(&c);
 }
 
@@ -56,9 +56,7 @@ static void *tramp_run(void *p)
     struct shim_call c;
     if (posixtrace_wanted(POSIXTRACE_EV_THREAD_START) &&
         shim_begin(&c, POSIXTRACE_EV_THREAD_START, (const char *)fn + 1)) {
-        shim_fix(&c, (uint64_t)(uintptr_t)fn);
-        shim_fix(&c, (uint64_t)(uintptr_t)arg);
-        shim_fix(&c, creator);
+        shim_fix_thread_start(&c, (uintptr_t)fn, (uintptr_t)arg, creator);
         shim_emit(&c);
     }
     void *r = fn(arg);
@@ -90,9 +88,7 @@ static SHIM_NOINLINE int create_rec(pthread_t *th, const pthread_attr_t *attr,
         rc = NEXT(pthread_create)(th, attr, fn, arg);
     }
     shim_end_rc(&c, rc);
-    shim_fix(&c, rc == 0 ? (uint64_t)*th : 0);
-    shim_fix(&c, (uint64_t)(uintptr_t)fn);
-    shim_fix(&c, (uint64_t)(uintptr_t)arg);
+    shim_fix_pthread_create(&c, rc == 0 ? (uint64_t)*th : 0, (uintptr_t)fn, (uintptr_t)arg);
     shim_emit(&c);
     return rc;
 }
@@ -128,8 +124,7 @@ static SHIM_NOINLINE int join_rec(pthread_t th, void **ret, const void *ra)
     shim_end_rc(&c, rc);
     if (rc == 0 && ret != NULL)
         *ret = v;
-    shim_fix(&c, (uint64_t)th);
-    shim_fix(&c, (uint64_t)(uintptr_t)v);
+    shim_fix_pthread_join(&c, (uint64_t)th, (uintptr_t)v);
     shim_emit(&c);
     return rc;
 }

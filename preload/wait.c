@@ -41,9 +41,7 @@ static SHIM_NOINLINE pid_t wait_rec(enum wkind k, pid_t pid, int *status, int op
     pid_t r = call_wait(k, pid, sp, options, ru);
     shim_end(&c, r, r < 0);
     c.flags |= POSIXTRACE_CALL_WITH_FN(POSIXTRACE_FN_WAIT + (int)k); /* wkind's order */
-    shim_fix(&c, (uint64_t)(int64_t)pid);
-    shim_fix(&c, (uint64_t)(unsigned)options);
-    shim_fix(&c, (uint64_t)(int64_t)(r > 0 ? *sp : 0));
+    shim_fix_wait(&c, pid, (unsigned)options, r > 0 ? *sp : 0);
     if (r < 0 && status != NULL)
         c.flags |= POSIXTRACE_CALL_NODATA; /* not read: it may be bad (EFAULT) */
     shim_emit(&c);
@@ -90,13 +88,9 @@ static SHIM_NOINLINE int waitid_rec(idtype_t idtype, id_t id, siginfo_t *info, i
         return NEXT(waitid)(idtype, id, info, options);
     int r = NEXT(waitid)(idtype, id, info, options);
     shim_end(&c, r, r < 0);
-    shim_fix(&c, (uint64_t)idtype);
-    shim_fix(&c, (uint64_t)id);
-    shim_fix(&c, (uint64_t)(unsigned)options);
     bool ok = r == 0 && info != NULL;
-    shim_fix(&c, (uint64_t)(int64_t)(ok ? info->si_pid : 0));
-    shim_fix(&c, (uint64_t)(int64_t)(ok ? info->si_code : 0));
-    shim_fix(&c, (uint64_t)(int64_t)(ok ? info->si_status : 0));
+    shim_fix_waitid(&c, (int64_t)(uint64_t)idtype, (int64_t)(uint64_t)id, (unsigned)options,
+                    ok ? info->si_pid : 0, ok ? info->si_code : 0, ok ? info->si_status : 0);
     if (r != 0 && info != NULL)
         c.flags |= POSIXTRACE_CALL_NODATA; /* not read: it may be bad (EFAULT) */
     shim_emit(&c);
@@ -153,8 +147,9 @@ static void sig_fields(struct shim_call *c, enum sigkind k, pid_t pid, int sig)
         c->flags |= POSIXTRACE_CALL_WITH_FN(k == S_KILLPG ? POSIXTRACE_FN_KILLPG
                                                            : POSIXTRACE_FN_KILL);
     if (k != S_RAISE)
-        shim_fix(c, (uint64_t)(int64_t)(k == S_KILLPG ? -pid : pid));
-    shim_fix(c, (uint64_t)(int64_t)sig);
+        shim_fix_kill(c, k == S_KILLPG ? -pid : pid, sig);
+    else
+        shim_fix_raise(c, sig);
 }
 
 static SHIM_NOINLINE int sig_rec(enum sigkind k, pid_t pid, int sig, bool self, const void *ra)

@@ -106,3 +106,19 @@ EXTRA_DIST += tests/test_decode_xlat.py
 # (tests/test_events_doc.py checks them; make events-doc rewrites them).
 noinst_PROGRAMS += tools/gen-events-doc
 tools_gen_events_doc_SOURCES = tools/gen-events-doc.c
+
+# The payload declarations, from the same definition, generated before
+# anything is compiled: <posixtrace/payloads.h> (installed: each event's
+# fixed fields as a struct, its variable fields' positions) and the shim's
+# emitters preload/shim_emit.h (shim_fix_<event>()).
+noinst_PROGRAMS += tools/gen-payloads
+tools_gen_payloads_SOURCES = tools/gen-payloads.c
+BUILT_SOURCES += include/posixtrace/payloads.h preload/shim_emit.h
+include/posixtrace/payloads.h: tools/gen-payloads$(EXEEXT)
+	$(AM_V_GEN)$(MKDIR_P) include/posixtrace && \
+	tools/gen-payloads$(EXEEXT) public >$@.tmp && mv $@.tmp $@
+preload/shim_emit.h: tools/gen-payloads$(EXEEXT)
+	$(AM_V_GEN)$(MKDIR_P) preload && \
+	tools/gen-payloads$(EXEEXT) shim >$@.tmp && mv $@.tmp $@
+CLEANFILES += include/posixtrace/payloads.h preload/shim_emit.h \
+	include/posixtrace/payloads.h.tmp preload/shim_emit.h.tmp

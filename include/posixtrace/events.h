@@ -27,7 +27,9 @@
  * (new events take new ids); hdr_size lets the header grow at its end.
  *
  * A decoder needs no per-event code: posixtrace_event_descs[] lists, for
- * each id, the name and the fields (name and type).
+ * each id, the name and the fields (name and type). A program that reads
+ * particular events may use <posixtrace/payloads.h> instead: each event's
+ * fixed fields as a struct, and its variable fields' positions.
  */
 #ifndef POSIXTRACE_EVENTS_H
 #define POSIXTRACE_EVENTS_H
@@ -108,6 +110,23 @@ enum posixtrace_ftype {
 };
 /* Decoders show an unknown fixed type (< 64) as F_INT and an unknown
  * variable type (>= 64) as F_BYTES: new types never break old decoders. */
+
+/* A fixed field's C type: int64_t for the types that hold a signed value
+ * (counts that may be negative, descriptors, ids, signal numbers, enums,
+ * wait statuses, and unknown types, read as F_INT), uint64_t for the others
+ * (sizes, addresses, flag words, modes). <posixtrace/payloads.h> declares
+ * each event's fixed fields with it. */
+static inline int posixtrace_ftype_signed(int type)
+{
+    switch (type) {
+    case POSIXTRACE_F_UINT: case POSIXTRACE_F_HEX: case POSIXTRACE_F_OFLAGS:
+    case POSIXTRACE_F_MODE: case POSIXTRACE_F_SOCKTYPE: case POSIXTRACE_F_MSGFLAGS:
+    case POSIXTRACE_F_ATFLAGS:
+        return 0;
+    default:
+        return type < POSIXTRACE_F_VARIABLE;
+    }
+}
 
 /* Event ids (stable; defined with their fields in <posixtrace/events.def>,
  * documented in doc/events.md). */
