@@ -3,8 +3,8 @@
 #   1. build/plain  ./configure                       && make check
 #   2. build/asan   ./configure --enable-sanitizers   && make check
 #   3. build/plain  POSIXTRACE_CLOCK=realtime make check (the CLOCK_REALTIME
-#      stamps a machine without a usable TSC clocksource, e.g. kvm-clock, uses;
-#      on such a machine passes 1 and 2 already run in that mode)
+#      stamps of a machine without an invariant TSC; on such a machine passes
+#      1 and 2 already run in that mode: doc/semantics.md "Timestamps")
 # Every pass runs; the script exits non-zero if any failed.
 # Environment: MAKE_JOBS (default 2), PYTEST_ARGS (extra pytest arguments).
 set -euo pipefail

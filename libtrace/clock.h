@@ -2,17 +2,38 @@
 #ifndef PT_CLOCK_H
 #define PT_CLOCK_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <time.h>
 
 /* Ticks elapsed before a new anchor (tick, CLOCK_REALTIME) pair is recorded. */
 #define PT_ANCHOR_TICKS (UINT64_C(1) << 23)
 
-/* PT_CLOCK_TSC when the kernel itself uses a constant, nonstop TSC as its
- * clocksource (so the TSC is synchronized across CPUs), else PT_CLOCK_REALTIME. */
+/* What the choice of the tick source looks at (clock.c gathers it from the
+ * environment, /sys and /proc/cpuinfo). */
+struct pt_clock_facts {
+    int have_tsc;           /* the architecture has a cycle counter we read */
+    const char *env;        /* POSIXTRACE_CLOCK: "realtime", "tsc", or NULL */
+    const char *clocksource; /* the kernel's current clocksource, "" if unknown */
+    const char *cpu_flags;  /* the "flags" line of /proc/cpuinfo, "" if unknown */
+};
+/* PT_CLOCK_TSC where the TSC is invariant (constant_tsc and nonstop_tsc) and
+ * either the kernel uses it as its clocksource, or the CPU says it is
+ * reliable (tsc_reliable or tsc_known_freq: virtual machines, whose kernel
+ * often prefers kvm-clock), or POSIXTRACE_CLOCK=tsc asks for it; else
+ * PT_CLOCK_REALTIME. POSIXTRACE_CLOCK=realtime always wins. *why: the reason,
+ * in words (static). doc/semantics.md "Timestamps". */
+uint32_t pt_clock_choose(const struct pt_clock_facts *f, const char **why);
+/* A TSC that the kernel does not use is also compared between CPUs before it
+ * is trusted: further apart than this, CLOCK_REALTIME is used. */
+#define PT_TSC_SKEW_MAX_NS 2000
+/* This process's choice for the streams it creates (pt_clock_choose, then the
+ * comparison between CPUs), made once. */
 uint32_t pt_clock_mode(void);
 /* TSC ticks per nanosecond, measured once per process (PT_CLOCK_TSC only). */
 double pt_clock_ticks_per_ns(void);
+/* Why pt_clock_mode() chose what it did, in words. */
+const char *pt_clock_why(void);
 
 static inline int64_t pt_ts_ns(const struct timespec *t)
 {

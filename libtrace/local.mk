@@ -9,6 +9,7 @@ libtrace_libposixtrace_la_SOURCES = \
 	libtrace/pt_bounds.h \
 	libtrace/clock.h \
 	libtrace/clock.c \
+	libtrace/clock_info.c \
 	libtrace/attr.c \
 	libtrace/eventset.c \
 	libtrace/pool.c \

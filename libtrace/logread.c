@@ -225,6 +225,12 @@ uint64_t pt_logr_lost(const struct pt_logr *l)
     return l->lost;
 }
 
+void pt_logr_clock(const struct pt_logr *l, uint32_t *mode, double *ticks_per_ns)
+{
+    *mode = l->h.clock_mode;
+    *ticks_per_ns = l->h.ticks_per_ns;
+}
+
 long long pt_logr_bad_blocks(const struct pt_logr *l, long long *first_offset)
 {
     if (first_offset != NULL)

@@ -5,6 +5,7 @@
 #ifndef PT_LOGREAD_H
 #define PT_LOGREAD_H
 
+#include <stdint.h>
 #include <trace.h>
 
 struct pt_logr;
@@ -40,5 +41,8 @@ long long pt_logr_bad_blocks(const struct pt_logr *l, long long *first_offset);
 long long pt_logr_missing(const struct pt_logr *l, int *closed);
 /* The events lost in all, as the log's status records it (0 with none). */
 uint64_t pt_logr_lost(const struct pt_logr *l);
+/* The clock its stamps come from (PT_CLOCK_*, checked when the header was
+ * read) and its ticks per ns. */
+void pt_logr_clock(const struct pt_logr *l, uint32_t *mode, double *ticks_per_ns);
 
 #endif

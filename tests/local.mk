@@ -101,6 +101,11 @@ tests_t021_signal_SOURCES = tests/t021_signal.c tests/tcommon.h
 tests_t021_signal_LDADD = $(TEST_LDADD)
 tests_t021_signal_LDFLAGS = $(TEST_LDFLAGS)
 
+check_PROGRAMS += tests/t026_clock
+tests_t026_clock_SOURCES = tests/t026_clock.c tests/tcommon.h
+tests_t026_clock_LDADD = $(TEST_LDADD)
+tests_t026_clock_LDFLAGS = $(TEST_LDFLAGS)
+
 check_PROGRAMS += tests/t022_timestamps
 tests_t022_timestamps_SOURCES = tests/t022_timestamps.c tests/tcommon.h
 tests_t022_timestamps_LDADD = $(TEST_LDADD)
@@ -122,6 +127,7 @@ EXTRA_DIST += \
 	tests/tcommon.h \
 	tests/xproc.h \
 	tests/conftest.py \
+	tests/test_clock.py \
 	tests/test_exec.py \
 	tests/test_xproc.py \
 	tests/test_xproc_common.py \

@@ -4,6 +4,7 @@
  */
 #include "dump.h"
 
+#include <posixtrace/control.h>
 #include <time.h>
 
 static void attrs(FILE *fp, const trace_attr_t *a)
@@ -33,6 +34,20 @@ static void attrs(FILE *fp, const trace_attr_t *a)
     fprintf(fp, "stream-min-size: %zu\nmax-data-size: %zu\nlog-max-size: %zu\n", ss, md, ls);
     fprintf(fp, "stream-full-policy: %s\nlog-full-policy: %s\ninheritance: %s\n", pt_policy_name(sp),
             pt_policy_name(lp), inh == POSIX_TRACE_INHERITED ? "inherited" : "close-for-child");
+}
+
+/* The clock its stamps came from (<posixtrace/control.h>). */
+static void clock_line(FILE *fp, trace_id_t trid)
+{
+    int src = 0;
+    double tpn = 0;
+    if (posixtrace_stream_clock(trid, &src, &tpn) != 0)
+        return;
+    if (src == POSIXTRACE_CLOCK_TSC)
+        fprintf(fp, "clock: tsc (the cycle counter, %.6f ticks/ns, converted to CLOCK_REALTIME)\n",
+                tpn);
+    else
+        fprintf(fp, "clock: realtime (CLOCK_REALTIME read at each event)\n");
 }
 
 static void status(FILE *fp, const struct posix_trace_status_info *s)
@@ -70,6 +85,7 @@ void dump_info(FILE *fp, const char *path, trace_id_t trid)
         attrs(fp, &a);
         posix_trace_attr_destroy(&a);
     }
+    clock_line(fp, trid);
     if (posix_trace_get_status(trid, &st) == 0)
         status(fp, &st);
     types(fp, trid);

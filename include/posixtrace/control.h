@@ -32,6 +32,24 @@ struct posixtrace_refusal {
 int posixtrace_stream_refusals(trace_id_t trid, struct posixtrace_refusal *out, size_t max,
                                size_t *n);
 
+/* The clock a stream's timestamps come from (doc/semantics.md "Timestamps"):
+ * the CPU's cycle counter, converted to CLOCK_REALTIME through anchors taken
+ * as the events are recorded, or CLOCK_REALTIME read at each event. */
+#define POSIXTRACE_CLOCK_TSC      1
+#define POSIXTRACE_CLOCK_REALTIME 2
+
+/* For an active or a pre-recorded stream: its clock in *source
+ * (POSIXTRACE_CLOCK_*) and, if ticks_per_ns is not NULL, the cycle
+ * counter's rate measured when it was created (1.0 for CLOCK_REALTIME).
+ * 0, or EINVAL (a bad trid, source NULL). */
+int posixtrace_stream_clock(trace_id_t trid, int *source, double *ticks_per_ns);
+
+/* The clock the streams this process creates use, the same way, and in
+ * *why (if not NULL) the reason in words (a static string): the kernel's
+ * clocksource, the CPU's flags, POSIXTRACE_CLOCK, or a difference between
+ * CPUs. The first call chooses (it may take about 10 ms). Always 0. */
+int posixtrace_clock_choice(int *source, double *ticks_per_ns, const char **why);
+
 #ifdef __cplusplus
 }
 #endif
