@@ -22,6 +22,7 @@
 #include <xxhash.h>
 
 #include "logread.h"
+#include "log_format.h"
 
 /* libtrace/names.c brings in the whole library; the reader only needs this. */
 const char *pt_sys_name(trace_event_id_t id);
@@ -83,7 +84,7 @@ static long read_all(struct pt_logr *l, long max, uint64_t *digest)
         CHECK(pt_logr_next(l, &ev, num ? big : NULL, num, &len, &un) == 0);
         if (un)
             break;
-        CHECK(len <= num && ev.posix_event_id <= 1280);
+        CHECK(len <= num && ev.posix_event_id <= PT_LOGF_ID_MAX);
         CHECK(ev.posix_timestamp.tv_nsec >= 0 && ev.posix_timestamp.tv_nsec < 1000000000);
         CHECK(ev.posix_truncation_status >= 0 && ev.posix_truncation_status <= 2);
         CHECK(ev.posix_truncation_status != 2 || len == num);
@@ -104,7 +105,7 @@ static void inspect(struct pt_logr *l, const uint8_t *data, size_t size)
     struct posix_trace_status_info st;
     char name[64 + 1];
     long long first;
-    static const trace_event_id_t ids[] = { 0, 7, 8, 255, 256, 257, 1280, 1281, 0xffffffffu };
+    static const trace_event_id_t ids[] = { 0, 7, 8, 255, 256, 257, 1280, 1281, 2047, 2048, 0xffffffffu };
     pt_logr_attr(l, &a);
     CHECK(memchr(a.__name, '\0', sizeof a.__name) != NULL);
     pt_logr_status(l, &st);

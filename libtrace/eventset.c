@@ -33,6 +33,7 @@ PT_API int posix_trace_eventset_fill(trace_event_set_t *set, int what)
     case POSIX_TRACE_SYSTEM_EVENTS:
         memset(set, 0, sizeof *set);
         fill_range(set, 0, PT_SYS_EVENTS - 1);
+        fill_range(set, PT_USER_ID_MAX + 1, PT_ID_MAX); /* probes, system calls */
         return 0;
     case POSIX_TRACE_ALL_EVENTS:
         memset(set, 0, sizeof *set);

@@ -20,14 +20,14 @@
 #define PT_MAX_ATTACH TRACE_SYS_MAX
 #endif
 
-#define PT_WANT_BYTES   1344u                      /* PT_ID_MAX + 1 rounded up to 64 */
+#define PT_WANT_BYTES   2048u                      /* PT_ID_MAX + 1 rounded up to 64 */
 #define PT_WANT_ON      1u                         /* some running stream takes it */
 #define PT_WANT_BELL    2u                         /* the inbox changed: look */
 #define PT_WANT_ONS     UINT64_C(0x0101010101010101)
 #define PT_WANT_BELLS   UINT64_C(0x0202020202020202)
 #define PT_INBOX_SIZE   81920u
 #define PT_INBOX_MAGIC  UINT64_C(0x3158424e49525450) /* "PTRINBX1" */
-#define PT_INBOX_VERSION 2u                        /* 2: no lock, sealed memfd */
+#define PT_INBOX_VERSION 3u                        /* 3: ids up to 2047; 2: no lock, sealed memfd */
 #define PT_INBOX_SEALS  (F_SEAL_SHRINK | F_SEAL_GROW) /* a mapper never gets SIGBUS */
 #define PT_INBOX_FD_MIN 1000                       /* its descriptor: the first free from here */
 #define PT_INBOX_NAME   "posixtrace-inbox"

@@ -12,9 +12,10 @@
 
 /* ---- the file header: one 4 KiB block at offset 0 ---- */
 #define PT_LOGF_MAGIC       "PXTRACEL" /* 8 bytes at offset 0 */
-#define PT_LOGF_VERSION     2u         /* written; the reader also takes version 1 */
+#define PT_LOGF_VERSION     3u         /* written (3: ids up to 2047); the reader takes 1..3 */
 #define PT_LOGF_VERSION_MIN 1u
 #define PT_LOGF_HDR_SIZE    4096u
+#define PT_LOGF_ID_MAX      2047u      /* the largest event type id of a record or a name */
 enum {
     PT_LOGF_H_VERSION = 8,        /* u32 */
     PT_LOGF_H_HDR_SIZE = 12,      /* u32: PT_LOGF_HDR_SIZE */

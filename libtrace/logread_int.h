@@ -26,7 +26,7 @@
 #define LR_MIN_BLOCK   4096u
 #define LR_MAX_BLOCK   (16u << 20)
 #define LR_MAX_DATA    PT_MAX_MAX_DATA_SIZE /* the largest max_data_size */
-#define LR_ID_MAX      1280u
+#define LR_ID_MAX      PT_LOGF_ID_MAX
 #define LR_NAME_MAX    63u
 #define LR_SLOT_SYS    PT_LOG_SYS_SLOT
 #define LR_MIN_LOOP_POS PT_LOG_MIN_BLOCKS

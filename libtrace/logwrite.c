@@ -18,6 +18,7 @@
 /* A block is a chunk (shm.c), which holds two of the largest records; the
  * reader accepts data up to PT_RECORD_DATA_MAX(max_data_size) (pt_sizes.h),
  * the limit record.c applies. Even the smallest block holds a system event. */
+_Static_assert(PT_LOGF_ID_MAX == PT_ID_MAX, "a log holds every event type id");
 _Static_assert(BLK_HDR + PT_REC_HDR + PT_SYS_DATA_BYTES <= HDR_SIZE,
                "a 4 KiB block holds the largest system event");
 

@@ -152,7 +152,7 @@ static trace_event_id_t choose_id(const char *name, struct pt_shm **ss, unsigned
             !local_valid[x - POSIX_TRACE_UNNAMED_USEREVENT - 1])
             return x;
     }
-    for (trace_event_id_t x = POSIX_TRACE_UNNAMED_USEREVENT + 1; x <= PT_ID_MAX; x++) {
+    for (trace_event_id_t x = POSIX_TRACE_UNNAMED_USEREVENT + 1; x <= PT_USER_ID_MAX; x++) {
         bool ok = !local_valid[x - POSIX_TRACE_UNNAMED_USEREVENT - 1];
         for (unsigned k = 0; k < n && ok; k++)
             ok = id_free(ss[k], x);
@@ -221,7 +221,7 @@ int pt_local_eventid_open(const char *name, trace_event_id_t *id)
 int pt_name_lookup_user(struct pt_shm *s, const char *name, trace_event_id_t *id)
 {
     struct pt_name *t = pt_names(s);
-    for (trace_event_id_t i = POSIX_TRACE_UNNAMED_USEREVENT; i <= PT_ID_MAX; i++) {
+    for (trace_event_id_t i = POSIX_TRACE_UNNAMED_USEREVENT; i <= PT_USER_ID_MAX; i++) {
         if (atomic_load_explicit(&t[i].valid, memory_order_acquire) &&
             strncmp(t[i].name, name, sizeof t[i].name) == 0) {
             *id = i;
@@ -249,7 +249,7 @@ int pt_stream_eventid_open(struct pt_shm *s, const char *name, trace_event_id_t 
      * the bottom up, and registers them here when it attaches */
     struct pt_name *t = pt_names(s);
     *id = POSIX_TRACE_UNNAMED_USEREVENT;
-    for (trace_event_id_t i = PT_ID_MAX; i > POSIX_TRACE_UNNAMED_USEREVENT; i--) {
+    for (trace_event_id_t i = PT_USER_ID_MAX; i > POSIX_TRACE_UNNAMED_USEREVENT; i--) {
         if (!atomic_load_explicit(&t[i].valid, memory_order_relaxed)) {
             set_name(s, i, name);
             *id = i;

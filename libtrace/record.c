@@ -649,12 +649,12 @@ PT_API __attribute__((aligned(64))) void posix_trace_event(trace_event_id_t id, 
     event_general(id, data, data ? len : 0, addr, 0, 0);
 }
 
-/* A system event (ids 8..255 only); t0 != 0: a call's start, for its
- * duration. */
+/* A system event (ids 8..255, probes, system calls: pt_id_is_system);
+ * t0 != 0: a call's start, for its duration. */
 static inline void sys_event(trace_event_id_t id, const void *data, size_t len,
                              const void *prog_addr, uint64_t t0)
 {
-    if (id < 8 || id >= PT_SYS_EVENTS)
+    if (id < PT_SYS_FIRST || !pt_id_is_system(id))
         return;
     uint8_t want = pt_want_load(id);
     if (want == 0)
@@ -676,7 +676,7 @@ PT_API void posixtrace_sys_event(trace_event_id_t id, const void *data, size_t l
  * its stream. */
 PT_API uint64_t posixtrace_call_begin(trace_event_id_t id)
 {
-    if (id < 8 || id >= PT_SYS_EVENTS)
+    if (id < PT_SYS_FIRST || !pt_id_is_system(id))
         return 0;
     if (unlikely(pt_want_load(id) & PT_WANT_BELL))
         pt_inbox_refresh();

@@ -33,8 +33,29 @@
 #define PT_NEST         4u
 #define PT_NONE         UINT32_MAX
 #define PT_ID_SPACE     __PT_EVENT_ID_SPACE
+/* The event type ids (doc/design.md "Event type ids"):
+ *      0..7     the standard's system events (POSIX_TRACE_START...)
+ *      8..255   the shim's events (<posixtrace/events.def>)
+ *    256        POSIX_TRACE_UNNAMED_USEREVENT
+ *    257..1280  named user events (TRACE_USER_EVENT_MAX of them)
+ *   1281..1535  run-time probes (their names given when a stream is set up)
+ *   1536..2047  system calls, by number: PT_SYSCALL_ID_BASE + nr
+ * System event types are every id but the user ones (256..1280). */
+#define PT_SYS_FIRST    8u   /* the first id the trace system's own events take */
 #define PT_SYS_EVENTS   256u
-#define PT_ID_MAX       (PT_SYS_EVENTS + TRACE_USER_EVENT_MAX) /* 1280, last valid id */
+#define PT_USER_ID_MAX  (PT_SYS_EVENTS + TRACE_USER_EVENT_MAX) /* 1280, last user id */
+#define PT_PROBE_ID_BASE 1281u
+#define PT_PROBE_ID_LAST 1535u
+#define PT_SYSCALL_ID_BASE 1536u
+#define PT_SYSCALL_NR_MAX  511u
+#define PT_ID_MAX       (PT_ID_SPACE - 1)  /* 2047, last valid id */
+_Static_assert(PT_USER_ID_MAX < PT_PROBE_ID_BASE && PT_PROBE_ID_LAST < PT_SYSCALL_ID_BASE &&
+               PT_SYSCALL_ID_BASE + PT_SYSCALL_NR_MAX == PT_ID_MAX, "the id ranges");
+/* A system event type (recordable with posixtrace_sys_event), not a user one. */
+static inline int pt_id_is_system(uint32_t id)
+{
+    return id < PT_SYS_EVENTS || (id > PT_USER_ID_MAX && id <= PT_ID_MAX);
+}
 #define PT_CACHELINE    64
 #define PT_PAGE0        4096 /* the creator's private first page of the header */
 

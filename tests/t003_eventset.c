@@ -75,8 +75,13 @@ int main(void)
     CHECK(posix_trace_eventset_del(700, &s));
     show_set("all minus 1,700", &s);
 
-    /* invalid ids: outside 0..1280 (doc/semantics.md) */
-    static const trace_event_id_t bad[] = { 1281, 2047, 2048, 100000, 0xffffffffu };
+    /* the probe and system call ids are valid ones too (doc/semantics.md) */
+    CHECK(posix_trace_eventset_empty(&s));
+    SHOW("add 1281", posix_trace_eventset_add(1281, &s));
+    SHOW("add 2047", posix_trace_eventset_add(2047, &s));
+    show_set("probe and syscall ids", &s);
+    /* invalid ids: outside 0..2047 (doc/semantics.md) */
+    static const trace_event_id_t bad[] = { 2048, 2049, 100000, 0xffffffffu };
     trace_event_set_t before;
     CHECK(posix_trace_eventset_empty(&s));
     CHECK(posix_trace_eventset_add(5, &s));

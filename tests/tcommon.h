@@ -301,7 +301,7 @@ static inline void tc_print_full_status(const char *label, trace_id_t trid)
 }
 
 /* ---- event sets ---- */
-#define TC_MAX_EVENT_ID 1280u   /* doc/semantics.md: valid ids are 0..1280 */
+#define TC_MAX_EVENT_ID 2047u   /* doc/semantics.md: valid ids are 0..2047 */
 
 /* Prints the members of a set as ranges, e.g. "[0-7,256]". */
 static inline void tc_fprint_set(FILE *f, const trace_event_set_t *set)

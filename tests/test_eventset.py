@@ -2,7 +2,7 @@
 
 Page: posix_trace_eventset_add.3p.txt (shared by eventset_del, _empty, _fill,
 _ismember).  Implementation-defined: doc/semantics.md, "Event type identifiers and
-names" (valid ids 0..1280; WOPID = 0..7, SYSTEM = 0..255, ALL = 0..1280).
+names" (valid ids 0..2047; WOPID = 0..7, SYSTEM = 0..255 and 1281..2047, ALL = 0..2047).
 """
 from conftest import run, expect_lines
 
@@ -13,13 +13,13 @@ def test_eventset_operations():
     SYSTEM: all system events, ALL: every type) -- doc/semantics.md gives the exact
     ranges -- and an invalid `what` is EINVAL ("The value of one of the arguments is
     invalid"); add of a member / del of a non-member are not errors; ismember reports
-    membership; ids outside 0..1280 give EINVAL and leave the set unchanged
+    membership; ids 1281..2047 (probes, system calls) are valid; ids outside 0..2047 give EINVAL and leave the set unchanged
     (doc/semantics.md); the primitives "operate on data objects addressable by the
     application, not on the current trace event filter of any trace stream"
     (posix_trace_eventset_add.3p.txt): a new stream's filter stays empty."""
     out = run("t003_eventset")
     bad = ""
-    for i in (1281, 2047, 2048, 100000, 4294967295):
+    for i in (2048, 2049, 100000, 4294967295):
         bad += "add %d rc=EINVAL\ndel %d rc=EINVAL\nismember %d rc=EINVAL\n" % (i, i, i)
     expect_lines(out, """
         empty rc=0
@@ -27,9 +27,9 @@ def test_eventset_operations():
         fill WOPID rc=0
         fill WOPID [0-7]
         fill SYSTEM rc=0
-        fill SYSTEM [0-255]
+        fill SYSTEM [0-255,1281-2047]
         fill ALL rc=0
-        fill ALL [0-1280]
+        fill ALL [0-2047]
         fill ALL then WOPID [0-7]
         fill what=0 rc=EINVAL
         fill what=4 rc=EINVAL
@@ -56,7 +56,10 @@ def test_eventset_operations():
         ismember 300 rc=0 member=0
         ismember 1279 rc=0 member=0
         ismember 1280 rc=0 member=1
-        all minus 1,700 [0,2-699,701-1280]
+        all minus 1,700 [0,2-699,701-2047]
+        add 1281 rc=0
+        add 2047 rc=0
+        probe and syscall ids [1281,2047]
     """ + bad + """
         set unchanged by invalid ids=1
         after invalid [5]

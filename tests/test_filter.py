@@ -32,11 +32,11 @@ def test_set_get_filter():
         how=1000 rc=EINVAL
         after invalid how get_filter rc=0 filter=[258,300]
         SET system rc=0
-        after SET system get_filter rc=0 filter=[0-255]
+        after SET system get_filter rc=0 filter=[0-255,1281-2047]
         SUB all rc=0
         after SUB all get_filter rc=0 filter=[]
         ADD all rc=0
-        after ADD all get_filter rc=0 filter=[0-1280]
+        after ADD all get_filter rc=0 filter=[0-2047]
         SET empty rc=0
         after SET empty get_filter rc=0 filter=[]
         event id=0 name=posix_trace_start pid=self tid=main len=256 filter=[] trunc=0

@@ -380,7 +380,7 @@ def test_bit_flips(tmp_path):
 
 
 HEADER_BAD = [
-    dict(magic=b"PXTRACEX"), dict(version=3), dict(version=0), dict(header_size=4095),
+    dict(magic=b"PXTRACEX"), dict(version=4), dict(version=0), dict(header_size=4095),
     dict(header_size=8192), dict(block_size=2048), dict(block_size=4097),
     dict(block_size=12288), dict(block_size=32 << 20), dict(block_size=0),
     dict(flags=2), dict(flags=1), dict(flags=0, log_policy=L.LOOP),
@@ -396,12 +396,12 @@ HEADER_OK = [
     dict(create_sec=-5), dict(clock_mode=1, ticks_per_ns=3.1), dict(max_data_size=65536),
     dict(max_data_size=0), dict(stream_policy=L.UNTIL_FULL, log_policy=L.UNTIL_FULL),
     dict(stream_policy=L.LOOP, log_policy=L.LOOP), dict(inheritance=L.INHERITED),
-    dict(name=b"n" * 255), dict(version=2),
+    dict(name=b"n" * 255), dict(version=2), dict(version=3),
 ]
 
 
 def test_header_checks(tmp_path):
-    """doc/log-format.md, "File header": magic, version 1 or 2, header_size 4096,
+    """doc/log-format.md, "File header": magic, version 1 to 3, header_size 4096,
     block_size a power of two in 4096..16 MiB, flags bit 0 only and set exactly
     for log policy LOOP, create_nsec < 10^9, clock_mode 1 or 2, ticks_per_ns
     finite and > 0, max_data_size <= 65536, valid policies and inheritance, a
@@ -474,7 +474,7 @@ BAD_EVENTS = {
     "size24": rec(EV | 24)[:24],
     "size36": rec(EV | 36, len_=4, data=b"abcd"),
     "size-past-end": rec(EV | 48, len_=16, data=bytes(8)),
-    "id1281": rec(EV | 32, id_=1281),
+    "id2048": rec(EV | 32, id_=2048),
     "len-too-big": rec(EV | (32 + 1032), len_=1025, data=bytes(1032)),
     "len-size-mismatch": rec(EV | 48, len_=8, data=bytes(16)),
     "anchor-len": rec(AN | 40, id_=0, len_=8, data=bytes(8)),
@@ -499,7 +499,7 @@ BAD_PACKED = {
     "varint-cut": bytes([1, 0x80]),
     "varint-11": bytes([1]) + b"\x80" * 10 + b"\x00" + bytes([1, 0]),
     "varint-65bit": bytes([1]) + b"\xff" * 9 + b"\x02" + bytes([1, 0]),
-    "id1281": bytes([1, 0]) + L.varint(1281) + bytes([0]),
+    "id2048": bytes([1, 0]) + L.varint(2048) + bytes([0]),
     "len1025": bytes([1, 0, 1]) + L.varint(1025) + bytes(1025),
     "len-past-end": bytes([1, 0, 1, 5]) + b"abcd",
     "no-len": bytes([1, 0, 1]),
@@ -512,7 +512,7 @@ BAD_PACKED = {
 BAD_NAMES = {
     "n0": L.names_payload({}) + bytes([1, 1, 0, 0, 0, 0, 0, 0]),
     "n64": b"\x01\x01\x00\x00\x40\x00\x00\x00" + b"x" * 64,
-    "id1281": b"\x01\x05\x00\x00\x01\x00\x00\x00" + b"x\x00\x00\x00",
+    "id2048": b"\x00\x08\x00\x00\x01\x00\x00\x00" + b"x\x00\x00\x00",
     "nul": b"\x01\x01\x00\x00\x03\x00\x00\x00" + b"a\x00b\x00",
     "trailing": L.names_payload({300: "x"}) + bytes(4),
     "past-end": b"\x01\x01\x00\x00\x08\x00\x00\x00" + b"abcd",
@@ -532,11 +532,11 @@ def test_invalid_blocks_skipped(tmp_path):
     """doc/log-format.md, "Blocks": a block is valid when its magic, type,
     payload_len and checksum are right and its payload parses; EVENTS records of
     type 1 or 2, sizes multiples of 8 >= 32 that exactly fill the payload, ids <=
-    1280, len <= max(max_data_size, 1024) with size == 32 + len rounded up, anchors
-    of size 32, len 0, id 0; NAMES entries with ids <= 1280, lengths 1..63, no
+    2047, len <= max(max_data_size, 1024) with size == 32 + len rounded up, anchors
+    of size 32, len 0, id 0; NAMES entries with ids <= 2047, lengths 1..63, no
     NUL, exactly filling the payload; PACKED records with a tag of kind 1 or 2
     and no reserved bit (an anchor: no flag bit), varints of at most 10 bytes
-    and 64 bits, ids <= 1280, len <= max(max_data_size, 1024) and within the
+    and 64 bits, ids <= 2047, len <= max(max_data_size, 1024) and within the
     payload, exactly filling it; an OVERFLOW (id 3) whose data is not an 8-byte
     count <= 2^56, an ERROR (id 7) whose data is not a 4-byte errno 1..133
     (doc/log-format.md "Limits", libtrace/pt_bounds.h); STATUS of 40 bytes with values <trace.h>

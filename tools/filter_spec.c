@@ -37,7 +37,7 @@ static gboolean select_class(const char *w, trace_event_set_t *s)
         return TRUE;
     }
     if (strcmp(w, "user") == 0) {
-        add_range(s, POSIX_TRACE_UNNAMED_USEREVENT, PT_ID_MAX);
+        add_range(s, POSIX_TRACE_UNNAMED_USEREVENT, PT_USER_ID_MAX);
         return TRUE;
     }
     if (strcmp(w, "trace") == 0) {

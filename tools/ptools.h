@@ -31,7 +31,8 @@
 #include <posixtrace/events.h>
 
 #define PT_SYS_FIRST 8u                /* first id of the shim's system events */
-#define PT_ID_MAX 1280u               /* highest valid event type id */
+#define PT_ID_MAX 2047u               /* highest valid event type id (doc/design.md) */
+#define PT_USER_ID_MAX 1280u          /* highest user event type id */
 #define PT_DATA_MAX (65536 + 4096)    /* larger than any event's data */
 
 /* ---- names.c ---- */

@@ -24,9 +24,14 @@ extern "C" {
 #endif
 
 #define POSIXTRACE_SYS_FIRST 8u   /* ids 0..7 are the standard's predefined events */
-#define POSIXTRACE_SYS_LAST  255u
+#define POSIXTRACE_SYS_LAST  255u /* 8..255: the shim's events (<posixtrace/events.def>) */
+/* The other system event ids, above the user ones (257..1280): */
+#define POSIXTRACE_PROBE_FIRST   1281u /* run-time probes */
+#define POSIXTRACE_PROBE_LAST    1535u
+#define POSIXTRACE_SYSCALL_FIRST 1536u /* system calls: POSIXTRACE_SYSCALL_FIRST + number */
+#define POSIXTRACE_SYSCALL_LAST  2047u
 
-/* One byte per event type id (0..1280): non-zero when some stream this
+/* One byte per event type id (0..2047): non-zero when some stream this
  * process records into may take the event (or the trace system has work to
  * do on the next event). Read it with posixtrace_wanted(). */
 extern volatile unsigned char __posixtrace_want[];
