@@ -8,5 +8,5 @@ export DEBIAN_FRONTEND=noninteractive
 $SUDO apt-get update
 $SUDO apt-get install -y --no-install-recommends \
     build-essential autoconf automake libtool pkg-config \
-    libunwind-dev libffi-dev libglib2.0-dev libxxhash-dev clang \
+    libdw-dev libffi-dev libglib2.0-dev libxxhash-dev clang \
     python3 python3-pytest valgrind strace xz-utils

@@ -3,8 +3,8 @@
  * trace system's own calls, thread ids, and recording one call.
  *
  * Calls made by the trace system itself (libposixtrace: its log writer, its
- * flusher thread, mapping streams; libunwind while it captures a stack; this
- * shim) are not the program's and are not recorded: their call site lies in
+ * flusher thread, mapping streams; the unwinder (libgcc_s) while it captures
+ * a stack; this shim) are not the program's and are not recorded: their call site lies in
  * one of those objects, whose address ranges shim_init notes.
  */
 #include "shim.h"
@@ -16,7 +16,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <libunwind.h>
+#include <unwind.h>
 
 struct shim_config shim_cfg = { .strsize = 32, .stack_depth = 0, .keep_preload = 1 };
 
@@ -95,12 +95,8 @@ bool shim_record(struct shim_call *c)
 
 void shim_emit(struct shim_call *c)
 {
-    if (likely(shim_record(c))) {
-        if (unlikely(shim_cfg.stack_depth != 0))
-            shim_record_stack(c->ra);
-        if (unlikely(shim_map_pending) && posixtrace_wanted(POSIXTRACE_EV_MODULE))
-            shim_report_modules();
-    }
+    if (likely(shim_record(c)) && unlikely(shim_cfg.stack_depth != 0))
+        shim_record_stack(c->ra, c->p.hdr.tid);
     errno = c->saved_errno;
 }
 
@@ -164,7 +160,7 @@ __attribute__((constructor)) static void shim_init(int argc, char **argv, char *
     (void)envp;
     int saved = errno;
     read_config();
-    struct range_query q = { { (uintptr_t)&posixtrace_sys_event, (uintptr_t)&unw_backtrace,
+    struct range_query q = { { (uintptr_t)&posixtrace_sys_event, (uintptr_t)&_Unwind_Backtrace,
                                (uintptr_t)&shim_init } };
     dl_iterate_phdr(find_ranges, &q);
     shim_preload_init();

@@ -24,10 +24,10 @@ preload_libposixtrace_preload_la_SOURCES = \
 # Wrappers must be the real symbols, not fortified inlines.
 preload_libposixtrace_preload_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/preload -U_FORTIFY_SOURCE
 # Only the interposed functions (SHIM_API) are exported.
-preload_libposixtrace_preload_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden $(LIBUNWIND_CFLAGS)
+preload_libposixtrace_preload_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 preload_libposixtrace_preload_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -no-undefined \
 	-shared
-preload_libposixtrace_preload_la_LIBADD = libtrace/libposixtrace.la $(LIBUNWIND_LIBS) -ldl -lpthread
+preload_libposixtrace_preload_la_LIBADD = libtrace/libposixtrace.la -lgcc_s -ldl -lpthread
 
 EXTRA_DIST += doc/events.md
 

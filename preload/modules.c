@@ -4,9 +4,10 @@
  * program addresses and stacks can be symbolized after the process is gone.
  *
  * The whole map is recorded at shim initialisation (process start), and
- * again at the first recorded call after it whenever the map may have
- * changed or was not taken by any stream: at start-up when no stream was
- * running yet, and after each dlopen. dlopen is not wrapped by a C function,
+ * again before the first recorded call after it (shim_begin: before the
+ * call's event, outside its duration) whenever the map may have changed or
+ * was not taken by any stream: at start-up when no stream was running yet,
+ * and after each dlopen. dlopen is not wrapped by a C function,
  * which would make the shim the caller that glibc uses to find the RPATH,
  * RUNPATH and namespace for the new object: on x86-64 an assembly stub marks
  * the map as changed and jumps to the real dlopen.

@@ -20,6 +20,8 @@
  *   shim_fix_write(&c, fd, n);  shim_buf(&c, buf, r);  // fixed fields, then the variable ones
  *   shim_emit(&c);                      // records (+ stack), restores errno
  *
+ * shim_begin reports the address map first when it changed (modules.c).
+ *
  * Nothing here allocates: the payload is built on the stack and recorded by
  * posixtrace_sys_event() (async-signal-safe, lock-free).
  */
@@ -71,7 +73,7 @@ struct shim_config {
     int keep_preload;     /* POSIXTRACE_KEEP_PRELOAD (default 1) */
 };
 extern struct shim_config shim_cfg;
-bool shim_internal_caller(const void *ra); /* libposixtrace, libunwind, the shim */
+bool shim_internal_caller(const void *ra); /* libposixtrace, the unwinder, the shim */
 uint32_t shim_tid(void);                   /* cached kernel thread id */
 void shim_tid_reset(void);                 /* in a fork child */
 uint32_t shim_tid_fresh(void);             /* gettid(), not cached (vfork children) */
@@ -112,7 +114,8 @@ void shim_report_modules(void);
 const char *shim_exe_path(void);
 
 /* ---- stack.c ---- */
-void shim_record_stack(const void *ra);
+/* The stack event of the call made from ra (NULL: none), by thread tid. */
+void shim_record_stack(const void *ra, uint32_t tid);
 
 /* ---- building and recording one call ---- */
 struct shim_call {
@@ -150,6 +153,14 @@ static inline bool shim_begin(struct shim_call *c, unsigned id, const void *ra)
     c->vleft = -1;
     c->defect = false;
     c->t0 = posixtrace_call_begin(id);
+    /* The address map goes before the call (not in its duration), so that a
+     * reader can symbolize the call and its stack: at the first call after
+     * start-up or a dlopen. process_start begins the map: it goes first. */
+    if (unlikely(shim_map_pending) && id != POSIXTRACE_EV_PROCESS_START &&
+        posixtrace_wanted(POSIXTRACE_EV_MODULE)) {
+        shim_report_modules();
+        c->t0 = posixtrace_call_begin(id);
+    }
     return true;
 }
 

@@ -199,6 +199,10 @@ tests_t060_event_sizes_LDADD = $(TEST_LDADD)
 tests_t060_event_sizes_LDFLAGS = $(TEST_LDFLAGS)
 EXTRA_DIST += tests/test_event_sizes.py tests/test_events_doc.py
 
+# Call stacks and their symbols, through the tools (tests/test_tools_stacks.py):
+# the test compiles t203_stacks.c itself (gcc -g), twice (the build-id check).
+EXTRA_DIST += tests/test_tools_stacks.py tests/t203_stacks.c
+
 # ---- Every test file is distributed -----------------------------------------
 # 'make check' first fails if a file of tests/ that the suite uses (test_*.py,
 # t*.c, *.h, the *.py helpers, *.mk, README.md) is not in the distribution

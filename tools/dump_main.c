@@ -78,7 +78,8 @@ static const GOptionEntry entries[] = {
     { "time", 0, 0, G_OPTION_ARG_STRING, &opt.timefmt,
       "Time column of the text output: rel (default), abs (time of day), epoch, none", "FMT" },
     { "symbolize", 's', 0, G_OPTION_ARG_NONE, &opt.symbolize,
-      "Show program addresses and stacks as function (file:line) or module+offset", NULL },
+      "Show program addresses and stacks as function (file:line) or module+offset (inlined "
+      "functions too; binaries checked against the build ids the trace recorded)", NULL },
     { "addr", 'a', 0, G_OPTION_ARG_NONE, &opt.addr, "Show the program address of each event", NULL },
     { "strsize", 0, 0, G_OPTION_ARG_INT, &opt.strsize,
       "Show at most N bytes of each captured buffer (text output; default: all)", "N" },

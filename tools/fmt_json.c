@@ -169,12 +169,37 @@ static void head_json(GString *s, const struct pt_out *o, const struct pt_event 
                            e->info.posix_truncation_status, e->len);
 }
 
+/* With symbols: each ADDRS field again, symbolized, as "<name>_sym". */
+static void addrs_sym_json(GString *s, struct pt_out *o, const struct pt_event *e)
+{
+    GString *t = g_string_new(NULL);
+    for (unsigned i = 0; i < e->desc->nfields && i < POSIXTRACE_MAX_FIELDS; i++) {
+        const struct pt_field *f = &e->f[i];
+        if (!f->present || f->absent || f->type != POSIXTRACE_F_ADDRS)
+            continue;
+        g_string_append_printf(s, ",\"%s_sym\":[", f->name);
+        for (uint32_t k = 0; k + 8 <= f->n; k += 8) {
+            uint64_t a;
+            memcpy(&a, f->p + k, 8);
+            g_string_truncate(t, 0);
+            pt_sym_addr(o->sym, t, e->info.posix_pid, a);
+            if (k)
+                g_string_append_c(s, ',');
+            pt_esc_json(s, (const unsigned char *)t->str, t->len);
+        }
+        g_string_append_c(s, ']');
+    }
+    g_string_free(t, TRUE);
+}
+
 void pt_json_event(struct pt_out *o, const struct pt_event *e)
 {
     GString *s = g_string_sized_new(256);
     head_json(s, o, e);
     if (e->kind == PT_K_CALL) {
         call_json(s, e);
+        if (o->sym != NULL)
+            addrs_sym_json(s, o, e);
     } else if (e->kind == PT_K_PREDEF) {
         g_string_append(s, ",\"args\":");
         predef_json(s, e);

@@ -19,12 +19,14 @@ tools_libptools_la_SOURCES = \
 	tools/filter_spec.c \
 	tools/summary.c \
 	tools/symbolize.c \
+	tools/sym_elf.h \
+	tools/sym_elf.c \
 	tools/sink.c \
 	tools/readloop.c \
 	tools/util.c
 nodist_tools_libptools_la_SOURCES = tools/xlat_tables.c
 tools_libptools_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
-tools_libptools_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
+tools_libptools_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(LIBDW_CFLAGS)
 
 # The decoding tables (tools/xlat.h): tools/xlat/<set>.in lists names, the
 # generator writes a table per list whose values the compiler takes from the
@@ -48,7 +50,7 @@ tools/xlat_tables.c: $(XLAT_IN) tools/xlat/gen-xlat.sh
 CLEANFILES += tools/xlat_tables.c tools/xlat_tables.c.tmp
 EXTRA_DIST += $(XLAT_IN) tools/xlat/gen-xlat.sh
 
-TOOLS_LDADD = tools/libptools.la libtrace/libposixtrace.la $(GLIB_LIBS)
+TOOLS_LDADD = tools/libptools.la libtrace/libposixtrace.la $(GLIB_LIBS) $(LIBDW_LIBS)
 
 bin_PROGRAMS += tools/posixtrace-dump
 tools_posixtrace_dump_SOURCES = \

@@ -97,6 +97,10 @@ static gboolean check(struct run_opts *o, GError **err)
         g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "no PROGRAM given (or -p PID)");
     else if (o->pid != 0 && o->argv != NULL && o->argv[0] != NULL)
         g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "-p PID and a PROGRAM: choose one");
+    else if (o->pid != 0 && (o->stack > 0 || o->strsize >= 0)) /* the shim's, set at its start */
+        g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                    "-p PID: --stack and --strsize cannot change a running process (its shim "
+                    "took POSIXTRACE_STACK and POSIXTRACE_STRSIZE from its environment at start)");
     return *err == NULL;
 }
 

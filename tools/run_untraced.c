@@ -29,6 +29,7 @@ struct untraced {
     GHashTable *pending;       /* pid -> program path (g_strdup): awaiting process_start */
     GHashTable *search;        /* pids whose path is to be looked up in PATH */
     GHashTable *refused;       /* pid -> errno it noted in the stream */
+    GHashTable *started;       /* pid -> ppid of its last process_start */
 };
 
 struct untraced *untraced_new(void)
@@ -37,6 +38,7 @@ struct untraced *untraced_new(void)
     u->pending = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, g_free);
     u->search = g_hash_table_new(g_direct_hash, g_direct_equal);
     u->refused = g_hash_table_new(g_direct_hash, g_direct_equal);
+    u->started = g_hash_table_new(g_direct_hash, g_direct_equal);
     return u;
 }
 
@@ -82,6 +84,8 @@ void untraced_event(void *ctx, const struct pt_event *e)
         return;
     if (e->id == POSIXTRACE_EV_PROCESS_START) {
         g_hash_table_remove(u->pending, GINT_TO_POINTER(field_pid(e, "pid")));
+        g_hash_table_replace(u->started, GINT_TO_POINTER(field_pid(e, "pid")),
+                             GINT_TO_POINTER(field_pid(e, "ppid")));
     } else if (e->id == POSIXTRACE_EV_EXEC) {
         pid_t pid = field_pid(e, "pid");
         if (!(e->hdr.flags & POSIXTRACE_CALL_NORETURN)) { /* the exec failed */
@@ -91,7 +95,12 @@ void untraced_event(void *ctx, const struct pt_event *e)
         expect_image(u, e, pid);
     } else if (e->id == POSIXTRACE_EV_SPAWN && e->hdr.ret == 0) {
         pid_t child = field_pid(e, "child");
-        if (child > 0)
+        /* The child's image may have started (and ended) before the parent
+         * recorded its posix_spawn, which returns after the child's exec. */
+        gpointer ppid;
+        if (child > 0 && !(g_hash_table_lookup_extended(u->started, GINT_TO_POINTER(child), NULL,
+                                                        &ppid) &&
+                           GPOINTER_TO_INT(ppid) == (int)e->info.posix_pid))
             expect_image(u, e, child);
     }
 }
@@ -217,5 +226,6 @@ void untraced_free(struct untraced *u)
     g_hash_table_destroy(u->pending);
     g_hash_table_destroy(u->search);
     g_hash_table_destroy(u->refused);
+    g_hash_table_destroy(u->started);
     g_free(u);
 }

@@ -1,13 +1,15 @@
 /*
- * Program addresses -> "function+0xoff (file:line)" or "module+0xoff".
+ * Program addresses -> "function (file:line) in module" or "module+0xoff".
  *
- * The address map of each process comes from the trace (events of the shim
- * that describe a loaded module: a STR field "path" and a HEX field "base",
- * optionally "size") or, for live processes, from /proc/PID/maps. Functions
- * and lines come from addr2line(1) (binutils) run on the module with its
- * symbols or debug info; a missing binary or tool degrades to module+offset.
+ * The address map of each process comes from the trace (the shim's "module"
+ * events: path, base, size and the GNU build id of each loaded object) or,
+ * for live processes, from /proc/PID/maps. Functions, lines and inlined
+ * functions come from the object files, read in process (sym_elf.c: elfutils'
+ * libdwfl), checked against the build id the trace recorded; a missing or
+ * changed binary degrades to module+offset.
  */
 #include "ptools.h"
+#include "sym_elf.h"
 
 #include <string.h>
 
@@ -15,21 +17,23 @@ struct mod {
     uint64_t start, end;  /* address range (end 0: up to the next module) */
     uint64_t base;        /* load base: module offset = addr - base */
     char *path;
+    unsigned char *id;    /* GNU build id recorded (NULL: none) */
+    size_t idlen;
 };
 
 struct pt_symbolizer {
     GHashTable *procs;    /* pid -> GArray of struct mod */
-    GHashTable *cache;    /* "path\0vaddr" -> "func (file:line)" or "" */
-    GHashTable *elftype;  /* path -> 1 (ET_EXEC) / 2 (other) / 3 (unreadable) */
-    int no_addr2line, checked_tool;
+    struct sym_elves *elves;
     int live;             /* read /proc/PID/maps for processes not yet known */
 };
 
 static void mods_free(gpointer p)
 {
     GArray *a = p;
-    for (guint i = 0; i < a->len; i++)
+    for (guint i = 0; i < a->len; i++) {
         g_free(g_array_index(a, struct mod, i).path);
+        g_free(g_array_index(a, struct mod, i).id);
+    }
     g_array_free(a, TRUE);
 }
 
@@ -37,16 +41,14 @@ struct pt_symbolizer *pt_sym_new(void)
 {
     struct pt_symbolizer *y = g_new0(struct pt_symbolizer, 1);
     y->procs = g_hash_table_new_full(g_direct_hash, g_direct_equal, NULL, mods_free);
-    y->cache = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, g_free);
-    y->elftype = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    y->elves = sym_elves_new();
     return y;
 }
 
 void pt_sym_free(struct pt_symbolizer *y)
 {
     g_hash_table_destroy(y->procs);
-    g_hash_table_destroy(y->cache);
-    g_hash_table_destroy(y->elftype);
+    sym_elves_free(y->elves);
     g_free(y);
 }
 
@@ -61,10 +63,14 @@ static GArray *mods_of(struct pt_symbolizer *y, pid_t pid, gboolean create)
 }
 
 static void add_mod(struct pt_symbolizer *y, pid_t pid, uint64_t start, uint64_t end,
-                    uint64_t base, const char *path)
+                    uint64_t base, const char *path, const struct pt_field *id)
 {
     GArray *a = mods_of(y, pid, TRUE);
-    struct mod m = { start, end, base, g_strdup(path) };
+    struct mod m = { start, end, base, g_strdup(path), NULL, 0 };
+    if (id != NULL && id->present && !id->absent && !id->short_read && id->n > 0) {
+        m.id = g_memdup2(id->p, id->n);
+        m.idlen = id->n;
+    }
     g_array_append_val(a, m);
 }
 
@@ -90,7 +96,8 @@ void pt_sym_learn(struct pt_symbolizer *y, const struct pt_event *e)
     if (path == NULL || base == NULL || path->type != POSIXTRACE_F_STR)
         return;
     char *p = g_strndup((const char *)path->p, path->n);
-    add_mod(y, e->info.posix_pid, base->u, size != NULL ? base->u + size->u : 0, base->u, p);
+    add_mod(y, e->info.posix_pid, base->u, size != NULL ? base->u + size->u : 0, base->u, p,
+            field(e, "build_id", 0));
     g_free(p);
 }
 
@@ -119,7 +126,7 @@ void pt_sym_learn_proc(struct pt_symbolizer *y, pid_t pid)
             g_hash_table_insert(bases, g_strdup(path), b);
         }
         if (strchr(perm, 'x') != NULL)
-            add_mod(y, pid, s, e, *b, path);
+            add_mod(y, pid, s, e, *b, path, NULL);
     }
     g_strfreev(ls);
     g_hash_table_destroy(bases);
@@ -141,78 +148,6 @@ static const struct mod *find(struct pt_symbolizer *y, pid_t pid, uint64_t addr)
     return best;
 }
 
-/* ET_EXEC binaries are linked at their run-time addresses. */
-static int is_exec_type(struct pt_symbolizer *y, const char *path)
-{
-    gpointer v = g_hash_table_lookup(y->elftype, path);
-    if (v == NULL) {
-        unsigned char h[18] = { 0 };
-        FILE *f = fopen(path, "rb");
-        int t = 3;
-        if (f != NULL && fread(h, 1, sizeof h, f) == sizeof h && memcmp(h, "\177ELF", 4) == 0)
-            t = h[16] == 2 && h[17] == 0 ? 1 : 2;
-        if (f != NULL)
-            fclose(f);
-        v = GINT_TO_POINTER(t);
-        g_hash_table_insert(y->elftype, g_strdup(path), v);
-    }
-    return GPOINTER_TO_INT(v);
-}
-
-/* "func+0x1b (file.c:12)" from addr2line, or NULL. */
-static char *addr2line(const char *path, uint64_t vaddr)
-{
-    char addr[32];
-    g_snprintf(addr, sizeof addr, "%#" G_GINT64_MODIFIER "x", (guint64)vaddr);
-    const char *argv[] = { "addr2line", "-f", "-p", "-C", "-e", path, addr, NULL };
-    char *out = NULL;
-    gint st = 0;
-    if (!g_spawn_sync(NULL, (gchar **)argv, NULL, G_SPAWN_SEARCH_PATH | G_SPAWN_STDERR_TO_DEV_NULL,
-                      NULL, NULL, &out, NULL, &st, NULL) || !g_spawn_check_wait_status(st, NULL)) {
-        g_free(out);
-        return NULL;
-    }
-    g_strstrip(out);
-    if (out[0] == '\0' || g_str_has_prefix(out, "??")) {
-        g_free(out);
-        return NULL;
-    }
-    /* "func at file:line" -> "func (file:line)"; "at ??:0" dropped */
-    char *at = strstr(out, " at ");
-    char *r;
-    if (at != NULL && strstr(at, "??") == NULL) {
-        *at = '\0';
-        char *base = g_path_get_basename(at + 4);
-        r = g_strdup_printf("%s (%s)", out, base);
-        g_free(base);
-    } else {
-        if (at != NULL)
-            *at = '\0';
-        r = g_strdup(out);
-    }
-    g_free(out);
-    return r;
-}
-
-static const char *lookup(struct pt_symbolizer *y, const char *path, uint64_t vaddr)
-{
-    char *key = g_strdup_printf("%s|%" G_GINT64_MODIFIER "x", path, (guint64)vaddr);
-    const char *v = g_hash_table_lookup(y->cache, key);
-    if (v != NULL) {
-        g_free(key);
-        return v;
-    }
-    if (!y->checked_tool) {
-        char *tool = g_find_program_in_path("addr2line");
-        y->no_addr2line = tool == NULL;
-        y->checked_tool = 1;
-        g_free(tool);
-    }
-    char *r = y->no_addr2line || is_exec_type(y, path) == 3 ? NULL : addr2line(path, vaddr);
-    g_hash_table_insert(y->cache, key, r != NULL ? r : g_strdup(""));
-    return g_hash_table_lookup(y->cache, key);
-}
-
 void pt_sym_addr(struct pt_symbolizer *y, GString *s, pid_t pid, uint64_t addr)
 {
     const struct mod *m = find(y, pid, addr);
@@ -226,9 +161,9 @@ void pt_sym_addr(struct pt_symbolizer *y, GString *s, pid_t pid, uint64_t addr)
         return;
     }
     uint64_t off = addr - m->base;
+    struct sym_elf *f = sym_elf_get(y->elves, m->path, m->id, m->idlen);
     /* A return address points after the call: look up the call itself. */
-    uint64_t vaddr = (is_exec_type(y, m->path) == 1 ? addr : off) - 1;
-    const char *fn = lookup(y, m->path, vaddr);
+    const char *fn = f != NULL ? sym_elf_name(f, (sym_elf_is_exec(f) ? addr : off) - 1) : "";
     char *base = g_path_get_basename(m->path);
     if (fn[0] != '\0')
         g_string_append_printf(s, "%s in %s", fn, base);
