@@ -32,6 +32,18 @@ struct posixtrace_refusal {
 int posixtrace_stream_refusals(trace_id_t trid, struct posixtrace_refusal *out, size_t max,
                                size_t *n);
 
+/* Bounds of the stream attributes (posix_trace_attr_setstreamsize() and
+ * posix_trace_attr_setmaxdatasize() refuse more with EINVAL). */
+#define POSIXTRACE_STREAM_SIZE_MAX ((size_t)1 << 30)
+#define POSIXTRACE_MAX_DATA_SIZE_MAX ((size_t)65536)
+
+/* The smallest log-max-size a LOOP or UNTIL_FULL log of a stream with the
+ * attributes a may have: posix_trace_create_withlog() fails with EINVAL
+ * below it (the log must hold its header and 8 blocks, and a block is the
+ * stream's chunk size, which grows with the max-data-size attribute).
+ * 0 and *n, or EINVAL (a not initialized, or n NULL). */
+int posixtrace_attr_getminlogsize(const trace_attr_t *a, size_t *n);
+
 #ifdef __cplusplus
 }
 #endif
