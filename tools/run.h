@@ -11,12 +11,17 @@
 #define RUN_EXIT_NOEXEC 126    /* the program cannot be executed */
 #define RUN_EXIT_NOTFOUND 127  /* the program does not exist */
 
+/* -k/--stack: frames per call (the shim's SHIM_STACK_MAX), and without N. */
+#define SHIM_STACK_FRAMES_MAX 64
+#define RUN_STACK_DEFAULT 16
+
 struct run_opts {
     char *output, *print_to, *format, *timefmt, *policy, *log_policy, *name;
     char *stream_size, *max_data, *log_size, *duration;
     GString *spec;
-    gboolean no_follow, summary, summary_too, addr, quiet, version, no_preload;
-    gint strsize, stack, pid;
+    gboolean no_follow, follow, summary, summary_too, addr, quiet, version, no_preload;
+    gboolean failed_only, successful_only, relative;
+    gint strsize, stack, pid, t_count;
     gchar **argv;              /* the program and its arguments */
 };
 
@@ -67,6 +72,11 @@ guint untraced_report(struct untraced *u);
 void untraced_free(struct untraced *u);
 
 /* run_session.c: the controller's loop. */
+struct run_reaped {            /* a process posixtrace-run reaped */
+    pid_t pid;
+    int status;
+    int64_t ns;
+};
 struct session {
     trace_id_t trid;
     int live;                  /* events printed as they come (no log) */
@@ -81,6 +91,8 @@ struct session {
     int read_error;
     int write_error;           /* -o: a write of the log failed (errno), 0 */
     struct untraced *untraced; /* NULL: not looked for (-e leaves out what it needs) */
+    GArray *reaped;            /* live: struct run_reaped, their ends told after the
+                                  stream is drained (NULL: not kept) */
 };
 void session_loop(struct session *s);
 /* Stops and shuts the stream down (live: after reading what is left). */

@@ -67,8 +67,16 @@ static gboolean setup_sink(const struct run_opts *o, struct pt_sink *k)
     pt_sink_init(k);
     if (o->format != NULL)
         pt_parse_format(o->format, &k->out.format);
+    static const enum pt_timefmt t_styles[] = { PT_TIME_REL, PT_TIME_CLOCK, PT_TIME_ABS,
+                                                PT_TIME_EPOCH };
     if (o->timefmt != NULL)
         pt_parse_timefmt(o->timefmt, &k->out.timefmt);
+    else if (o->relative)
+        k->out.timefmt = PT_TIME_DELTA;
+    else
+        k->out.timefmt = t_styles[o->t_count];
+    k->outcome = o->failed_only ? PT_SHOW_FAILED
+                 : o->successful_only ? PT_SHOW_SUCCESSFUL : PT_SHOW_ALL_CALLS;
     k->out.show_addr = o->addr;
     if (o->addr) {
         k->out.sym = pt_sym_new();
@@ -191,6 +199,20 @@ static int64_t end_time(const struct run_opts *o)
     return pt_ts_ns(&now) + d;
 }
 
+/* The ends of the processes posixtrace-run reaped that the trace did not
+ * tell: killed by a signal with no traced parent waiting for them. */
+static void tell_reaped(struct session *s)
+{
+    if (s->reaped == NULL)
+        return;
+    for (guint i = 0; i < s->reaped->len; i++) {
+        const struct run_reaped *r = &g_array_index(s->reaped, struct run_reaped, i);
+        pt_sink_reaped(s->sink, r->pid, r->status, r->ns);
+    }
+    g_array_free(s->reaped, TRUE);
+    s->reaped = NULL;
+}
+
 static int finish(const struct run_opts *o, struct session *s, const trace_attr_t *a)
 {
     struct posix_trace_status_info st = { 0 };
@@ -199,6 +221,7 @@ static int finish(const struct run_opts *o, struct session *s, const trace_attr_
     s->write_error = st.posix_stream_flush_error;
     session_finish(s);
     if (o->output == NULL) {
+        tell_reaped(s);
         pt_sink_end(s->sink);
         run_report_live(o, s, a, &st);
     } else {
@@ -232,9 +255,9 @@ int main(int argc, char **argv)
         printf("posixtrace-run (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
         return 0;
     }
+    int64_t end_ns = end_time(&o);
     if (o.pid == 0 && (rc = run_check_program(o.argv[0])) != 0)
         return rc;
-    int64_t end_ns = end_time(&o);
     if (!run_attr(&o, &a) || !setup_sink(&o, &k))
         return RUN_EXIT_FAIL;
     if (o.output != NULL && (logfd = open_log(&o)) < 0)
@@ -246,6 +269,8 @@ int main(int argc, char **argv)
     s.attach = o.pid != 0;
     s.follow = !o.no_follow && !s.attach;
     s.end_ns = end_ns;
+    if (s.live)
+        s.reaped = g_array_new(FALSE, FALSE, sizeof(struct run_reaped));
     run_signals_block(&oldmask);
     if (s.follow)
         prctl(PR_SET_CHILD_SUBREAPER, 1);

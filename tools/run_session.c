@@ -54,6 +54,9 @@ static int reap(struct session *s)
         int st;
         pid_t p = waitpid(s->follow ? -1 : s->target, &st, WNOHANG);
         if (p > 0) {
+            struct run_reaped r = { p, st, now_ns() };
+            if (s->reaped != NULL)
+                g_array_append_val(s->reaped, r);
             if (p == s->target) {
                 s->target_status = st;
                 s->target_done = 1;
