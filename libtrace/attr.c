@@ -1,7 +1,6 @@
 /* posix_trace_attr_*: the trace stream attributes object.
  * Defaults and bounds: doc/semantics.md. */
 #include "internal.h"
-#include "log_format.h"
 #include <posixtrace/control.h>
 #include <string.h>
 
@@ -199,13 +198,3 @@ PT_API int posix_trace_attr_getmaxsystemeventsize(const trace_attr_t *restrict a
 /* <posixtrace/control.h>: the bounds it publishes are the ones above. */
 _Static_assert(POSIXTRACE_STREAM_SIZE_MAX == PT_MAX_STREAM_SIZE, "stream size bound");
 _Static_assert(POSIXTRACE_MAX_DATA_SIZE_MAX == PT_MAX_MAX_DATA, "max data size bound");
-
-PT_API int posixtrace_attr_getminlogsize(const trace_attr_t *a, size_t *n)
-{
-    struct pt_geometry g;
-    if (!valid(a) || n == NULL)
-        return EINVAL;
-    pt_geometry(a, &g);
-    *n = (size_t)PT_LOGF_HDR_SIZE + (size_t)PT_LOG_MIN_BLOCKS * g.chunk_size;
-    return 0;
-}
