@@ -105,6 +105,17 @@ def test_run_e_strace_names(name, note, want):
                       "posix_spawn", "pthread_create")}, names
 
 
+def test_dump_e_strace_names(tmp_path):
+    """posixtrace-dump -e openat over two logs: the open events of both, the
+    note said once."""
+    logs = [tmp_path / "a.ptl", tmp_path / "b.ptl"]
+    for log in logs:
+        trun("-q", "-o", str(log), CAT, "/dev/null")
+    d = tdump("-e", "openat", *map(str, logs))
+    assert d.err.count("-e openat: traced as event 'open'") == 1, d.err
+    assert [e[0] for e in events(d.out)] == ["posixtrace:open"] * 2
+
+
 @pytest.mark.parametrize("name,why", [
     ("stat", "-e stat: not recorded: posixtrace traces C library calls, and no event records stat "
              "(a future --syscalls mode will trace system calls)"),

@@ -137,9 +137,13 @@ static gboolean parse(int argc, char **argv, struct pt_sink *k)
     if (ok && opt.timefmt != NULL && pt_parse_timefmt(opt.timefmt, &k->out.timefmt) != 0)
         g_set_error(&err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--time %s: rel, delta, clock, abs, epoch or none", opt.timefmt);
     if (ok && opt.from != NULL && !pt_parse_seconds(opt.from, &k->from_ns, &k->from_abs))
-        g_set_error(&err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--from: seconds, or @epoch seconds");
+        g_set_error(&err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--from %s: seconds from the first event, or @seconds since the Epoch (within "
+                    "+-9.2e9)", opt.from);
     if (ok && opt.to != NULL && !pt_parse_seconds(opt.to, &k->to_ns, &k->to_abs))
-        g_set_error(&err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--to: seconds, or @epoch seconds");
+        g_set_error(&err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--to %s: seconds from the first event, or @seconds since the Epoch (within "
+                    "+-9.2e9)", opt.to);
     if (ok && err == NULL && !opt.version && (opt.logs == NULL || opt.logs[0] == NULL))
         g_set_error(&err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "no LOG given");
     g_option_context_free(c);

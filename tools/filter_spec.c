@@ -120,6 +120,18 @@ static void append_functions(GString *m, const char *ev)
     g_ptr_array_unref(fns);
 }
 
+/* Whether w's note is still to be said (posixtrace-dump parses -e per log). */
+static gboolean said_once(const char *w)
+{
+    static GHashTable *said;
+    if (said == NULL)
+        said = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    if (g_hash_table_contains(said, w))
+        return FALSE;
+    g_hash_table_add(said, g_strdup(w));
+    return TRUE;
+}
+
 /* A function or system call name some events record (-e openat): adds them
  * and says so on stderr. */
 static gboolean select_function(const char *w, trace_event_set_t *s)
@@ -134,7 +146,7 @@ static gboolean select_function(const char *w, trace_event_set_t *s)
         if (evs->len == 1)
             append_functions(m, ev);
     }
-    if (n != 0)
+    if (n != 0 && said_once(w))
         pt_warn("-e %s: traced as event%s %s", w, n > 1 ? "s" : "", m->str);
     g_string_free(m, TRUE);
     g_ptr_array_unref(evs);
