@@ -152,6 +152,20 @@ def test_e_globs_negation_user_names():
     assert shim_events(p) == []
 
 
+def test_e_strace_forms():
+    """strace's "-e trace=SET" and its %file, %process, %network classes."""
+    p = trun("-q", "-e", "trace=openat", "-e", "trace=!close", CAT, "/dev/null")
+    assert {e[0] for e in shim_events(p)} == {"posixtrace:open"}, p.err
+    p = trun("-q", "-e", "trace=%file,!close", CAT, "/dev/null")
+    names = {e[0] for e in shim_events(p)}
+    assert "posixtrace:open" in names and "posixtrace:close" not in names
+    assert "posixtrace:process_start" not in names
+    p = trun("-q", "-e", "%process", CAT, "/dev/null")
+    assert "posixtrace:process_start" in {e[0] for e in shim_events(p)}
+    p = trun("-e", "%memory", CAT, "/dev/null", rc=125)
+    assert "-e memory: no such class" in p.err
+
+
 def test_docs_quote_bang():
     """-e examples with '!' are quoted in README.md, the man pages and
     doc/tools.md (bash's history expansion breaks -e file,!close)."""

@@ -8,7 +8,9 @@
  * prefix; '*' and '?' glob), or a C function or system call some events
  * record ("openat": the event open, said on stderr; fn_events.c), or a user
  * event ("user:NAME", or a name with a character other than letters, digits
- * and '_'). A plain word nothing matches is an error. "!ITEM" removes. When the first item is a
+ * and '_'). A plain word nothing matches is an error. "!ITEM" removes.
+ * strace's forms are read too: "trace=ITEM" (its default qualifier) and the
+ * classes %file, %process, %network. When the first item is a
  * removal the list starts from the default set (all events, or what the
  * caller shows by default), else from none.
  */
@@ -218,6 +220,12 @@ static gboolean select_item(const char *w, trace_id_t trid, pt_user_open_fn user
     return TRUE;
 }
 
+/* strace's "-e trace=open,close": the qualifier is the default one. */
+static const char *strace_form(const char *w)
+{
+    return g_str_has_prefix(w, "trace=") ? w + 6 : w;
+}
+
 gboolean pt_filter_parse(const char *spec, const trace_event_set_t *base, trace_id_t trid,
                          pt_user_open_fn user_open, void *ctx, trace_event_set_t *keep,
                          GError **err)
@@ -225,17 +233,21 @@ gboolean pt_filter_parse(const char *spec, const trace_event_set_t *base, trace_
     gchar **items = g_strsplit(spec, ",", -1);
     gboolean ok = TRUE;
     posix_trace_eventset_empty(keep);
-    if (items[0] != NULL && items[0][0] == '!') {
+    if (items[0] != NULL && strace_form(items[0])[0] == '!') {
         if (base != NULL)
             *keep = *base;
         else
             posix_trace_eventset_fill(keep, POSIX_TRACE_ALL_EVENTS);
     }
     for (int i = 0; ok && items[i] != NULL; i++) {
-        int neg = items[i][0] == '!';
+        const char *w = strace_form(items[i]);
+        int neg = *w == '!';
         trace_event_set_t sel;
         posix_trace_eventset_empty(&sel);
-        ok = select_item(items[i] + neg, trid, user_open, ctx, &sel, err);
+        w += neg;
+        if (*w == '%') /* strace's classes: %file, %process, %network */
+            w = strcmp(w, "%network") == 0 ? "net" : w + 1;
+        ok = select_item(w, trid, user_open, ctx, &sel, err);
         for (trace_event_id_t id = 0; ok && id <= PT_ID_MAX; id++) {
             int m = 0;
             posix_trace_eventset_ismember(id, &sel, &m);
