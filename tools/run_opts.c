@@ -106,14 +106,14 @@ static const GOptionEntry entries[] = {
     { "pid", 'p', 0, G_OPTION_ARG_CALLBACK, set_pid,
       "Attach to running process PID (libposixtrace loaded), until Ctrl-C or --duration", "PID" },
     O("duration", 0, G_OPTION_ARG_STRING, &ro.duration, "Stop tracing after SEC seconds", "SEC"),
-    O("stream-size", 0, G_OPTION_ARG_STRING, &ro.stream_size, "Stream size (default 4M)", "SIZE"),
-    O("max-data", 0, G_OPTION_ARG_STRING, &ro.max_data, "Largest user event data kept (default 256)", "SIZE"),
+    O("stream-size", 0, G_OPTION_ARG_STRING, &ro.stream_size, "Stream size: 1 byte to 1G (default 4M)", "SIZE"),
+    O("max-data", 0, G_OPTION_ARG_STRING, &ro.max_data, "Largest user event data kept: 0 to 64K (default 256)", "SIZE"),
     O("policy", 0, G_OPTION_ARG_STRING, &ro.policy,
       "Stream full policy: loop, until-full, flush (flush needs -o; default: loop, flush with -o)",
       "POLICY"),
     O("log-policy", 0, G_OPTION_ARG_STRING, &ro.log_policy, "Log full policy: loop, until-full, append (default)",
       "POLICY"),
-    O("log-size", 0, G_OPTION_ARG_STRING, &ro.log_size, "Log size for --log-policy loop/until-full (default 16M)",
+    O("log-size", 0, G_OPTION_ARG_STRING, &ro.log_size, "Log size for --log-policy loop/until-full: at least 36K with --max-data 256 (default 16M)",
       "SIZE"),
     { "strsize", 's', 0, G_OPTION_ARG_CALLBACK, set_strsize,
       "Bytes of each buffer the shim captures: 0 to 1024 (default 32)", "N" },
@@ -274,12 +274,14 @@ gboolean run_parse(int argc, char **argv, struct run_opts *o)
                                  "or writing a trace log (-o) for posixtrace-dump.");
     g_option_context_set_description(c, "Exit status: the program's (128+N when it was killed by "
                                      "signal N, which is raised again);\n125 when tracing could not "
-                                     "be set up or a write of the log (-o) failed, 126 when PROGRAM cannot be executed, 127 when it\n"
+                                     "be set up (bad options too) or a write of the log (-o) failed, 126 when PROGRAM cannot be executed, 127 when it\n"
                                      "does not exist. Environment: POSIXTRACE_PRELOAD=PATH names the "
                                      "shim.\nSee posixtrace-run(1).");
     g_option_context_add_main_entries(c, entries, NULL);
     g_option_context_set_strict_posix(c, TRUE);
-    char **args = strace_argv(argc, argv), **orig = g_memdup2(args, sizeof(char *) * (g_strv_length(args) + 1));
+    /* GOption takes the strings it parses out of args: orig frees them */
+    char **args = strace_argv(argc, argv);
+    char **orig = g_memdup2(args, sizeof(char *) * (g_strv_length(args) + 1));
     argc = (int)g_strv_length(args);
     gboolean ok = g_option_context_parse(c, &argc, &args, &err) && check(&ro, &err);
     g_option_context_free(c);
