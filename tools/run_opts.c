@@ -44,30 +44,16 @@ static gboolean count_t(const gchar *n, const gchar *value, gpointer d, GError *
     return TRUE;
 }
 
-static gboolean set_r(const gchar *n, const gchar *value, gpointer d, GError **err)
+/* -s/--strsize and -p/--pid: whole numbers in their ranges. */
+static gboolean set_number(const gchar *n, const gchar *value, gpointer d, GError **err)
 {
-    (void)n, (void)value, (void)d, (void)err;
-    cur->relative = TRUE;
-    return TRUE;
-}
-
-static gboolean set_strsize(const gchar *n, const gchar *value, gpointer d, GError **err)
-{
-    (void)n, (void)d;
+    (void)d;
     long v;
-    if (!pt_int_opt("--strsize", value, 0, PT_SYS_DATA_BYTES, &v, err))
+    int pid = strcmp(n, "-p") == 0 || strcmp(n, "--pid") == 0;
+    if (!pt_int_opt(pid ? "--pid" : "--strsize", value, pid ? 1 : 0,
+                    pid ? INT_MAX : (long)PT_SYS_DATA_BYTES, &v, err))
         return FALSE;
-    cur->strsize = (gint)v;
-    return TRUE;
-}
-
-static gboolean set_pid(const gchar *n, const gchar *value, gpointer d, GError **err)
-{
-    (void)n, (void)d;
-    long v;
-    if (!pt_int_opt("--pid", value, 1, INT_MAX, &v, err))
-        return FALSE;
-    cur->pid = (gint)v;
+    *(pid ? &cur->pid : &cur->strsize) = (gint)v;
     return TRUE;
 }
 
@@ -86,8 +72,8 @@ static const GOptionEntry entries[] = {
       "FMT"),
     { "tod", 't', G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, count_t,
       "As strace: -t time of day, -tt with microseconds, -ttt seconds since the Epoch", NULL },
-    { "relative", 'r', G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, set_r,
-      "As strace -r: time since the previous line's call started (--time=delta)", NULL },
+    O("relative", 'r', G_OPTION_ARG_NONE, &ro.relative,
+      "As strace -r: time since the previous line's call started (--time=delta)", NULL),
     O("failed-only", 'Z', G_OPTION_ARG_NONE, &ro.failed_only, "Show only the calls that failed", NULL),
     O("successful-only", 'z', G_OPTION_ARG_NONE, &ro.successful_only,
       "Show only the calls that did not fail", NULL),
@@ -103,7 +89,7 @@ static const GOptionEntry entries[] = {
     O("summary", 'c', G_OPTION_ARG_NONE, &ro.summary,
       "At the end, a table per event type (count, errors, time) instead of the events", NULL),
     O("summary-with-events", 'C', G_OPTION_ARG_NONE, &ro.summary_too, "Print the events and the table", NULL),
-    { "pid", 'p', 0, G_OPTION_ARG_CALLBACK, set_pid,
+    { "pid", 'p', 0, G_OPTION_ARG_CALLBACK, set_number,
       "Attach to running process PID (libposixtrace loaded), until Ctrl-C or --duration", "PID" },
     O("duration", 0, G_OPTION_ARG_STRING, &ro.duration, "Stop tracing after SEC seconds", "SEC"),
     O("stream-size", 0, G_OPTION_ARG_STRING, &ro.stream_size, "Stream size: 1 byte to 1G (default 4M)", "SIZE"),
@@ -115,7 +101,7 @@ static const GOptionEntry entries[] = {
       "POLICY"),
     O("log-size", 0, G_OPTION_ARG_STRING, &ro.log_size, "Log size for --log-policy loop/until-full: at least 36K with --max-data 256 (default 16M)",
       "SIZE"),
-    { "strsize", 's', 0, G_OPTION_ARG_CALLBACK, set_strsize,
+    { "strsize", 's', 0, G_OPTION_ARG_CALLBACK, set_number,
       "Bytes of each buffer the shim captures: 0 to 1024 (default 32)", "N" },
     { "stack", 'k', G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, set_stack,
       "Record the call stack of each call, up to N frames: 0 to 64 (default 16)", "N" },
