@@ -378,8 +378,9 @@ def test_process_end_live():
 
 def test_process_end_reaped_by_run():
     """The program killed by a signal (no traced parent to wait for it):
-    posixtrace-run tells its end from its own wait, whatever -e says; an
-    exit is told by its exit event, once."""
+    posixtrace-run records its end (posixtrace:process_end, from its own
+    wait) whatever -e says, and the line tells it; an exit is told by its
+    exit event, once."""
     p = trun("-q", "-e", "open", "sh", "-c", "kill -SEGV $$", rc=-11)
     got = ends(p.err)
     assert len(got) == 1 and got[0][1] == "killed by SIGSEGV", p.err
@@ -389,6 +390,28 @@ def test_process_end_reaped_by_run():
     assert ends(p.err) == [], p.err  # the exit event not recorded: told by nothing
     p = trun("-q", CAT, "/dev/null")
     assert [g[1] for g in ends(p.err)] == ["exited with 0"], p.err
+
+
+def test_process_end_of_program_in_log(tmp_path):
+    """-o: the program killed by a signal has its end in the log
+    (posixtrace:process_end, recorded by posixtrace-run with
+    posixtrace_stream_process_end()), even with -e open; every dump format
+    shows it."""
+    log = tmp_path / "t.ptl"
+    trun("-q", "-o", str(log), "-e", "open", "sh", "-c", "kill -SEGV $$", rc=-11)
+    d = tdump(str(log)).out
+    evs = [e for e in events(d) if e[0] == "posixtrace:process_end"]
+    assert len(evs) == 1, d
+    pid = evs[0][3]
+    assert evs[0][1] == "pid=%d, status=SIGSEGV" % pid and evs[0][2] == " = ?", evs
+    assert ends(d) == [(str(pid), "killed by SIGSEGV")], d
+    js = [e for e in json_lines(tdump("-j", "json", str(log)).out) if "process_end" in e]
+    assert [(e["event"], e["tid"], e["process_end"]) for e in js] == [
+        ("posixtrace:process_end", None, {"pid": pid, "exit_status": None, "signal": "SIGSEGV",
+                                          "core_dumped": False, "text": "killed by SIGSEGV"})]
+    doc = json.loads(tdump("-j", "chrome", str(log)).out)
+    assert [e["name"] for e in doc["traceEvents"] if e["name"].startswith("+++")] == [
+        "+++ killed by SIGSEGV +++"]
 
 
 def test_process_end_in_logs(tmp_path):

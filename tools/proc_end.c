@@ -3,9 +3,10 @@
  * "+++ killed by SIGSEGV (core dumped) +++". From the trace: a process's
  * own exit event (exit, _exit, the return from main: recorded as it ends)
  * and a traced parent's wait or waitid that reaped it (a process killed by a
- * signal records nothing itself). posixtrace-run adds what it reaped itself
- * (pt_end_reaped). Each end is printed once: an exit seen first marks the
- * pid, and the parent's wait for it then only clears the mark.
+ * signal records nothing itself), or the process_end event a controller
+ * records for such a process it reaped (posixtrace-run). Each end is
+ * printed once: an exit seen first marks the pid, and the parent's wait for
+ * it then only clears the mark.
  */
 #include "ptools.h"
 
@@ -117,6 +118,11 @@ int pt_end_of(GHashTable *ended, const struct pt_event *e, pid_t *pid, int *wsta
         *wstatus = (st & 0xff) << 8;
         g_hash_table_add(ended, GINT_TO_POINTER(*pid));
         return ok;
+    }
+    if (e->id == POSIXTRACE_EV_PROCESS_END) { /* from the controller */
+        *pid = (pid_t)field_u(e, "pid", &ok);
+        *wstatus = (int)field_u(e, "status", &ok);
+        return ok && !g_hash_table_remove(ended, GINT_TO_POINTER(*pid));
     }
     if (e->id != POSIXTRACE_EV_WAIT && e->id != POSIXTRACE_EV_WAITID)
         return 0;

@@ -258,10 +258,6 @@ void pt_sink_begin(struct pt_sink *k);
 void pt_sink_event(struct pt_sink *k, struct pt_names *n, const struct posix_trace_event_info *info,
                    const unsigned char *data, size_t len);
 void pt_sink_end(struct pt_sink *k);
-/* A process the caller reaped was killed by a signal (posixtrace-run):
- * printed unless the trace told it already (a traced parent's wait). Exits
- * are told by the exit events only. */
-void pt_sink_reaped(struct pt_sink *k, pid_t pid, int wstatus, int64_t ns);
 void pt_sink_free(struct pt_sink *k);
 
 /* ---- util.c ---- */

@@ -72,11 +72,6 @@ guint untraced_report(struct untraced *u);
 void untraced_free(struct untraced *u);
 
 /* run_session.c: the controller's loop. */
-struct run_reaped {            /* a process posixtrace-run reaped */
-    pid_t pid;
-    int status;
-    int64_t ns;
-};
 struct session {
     trace_id_t trid;
     int live;                  /* events printed as they come (no log) */
@@ -91,8 +86,6 @@ struct session {
     int read_error;
     int write_error;           /* -o: a write of the log failed (errno), 0 */
     struct untraced *untraced; /* NULL: not looked for (-e leaves out what it needs) */
-    GArray *reaped;            /* live: struct run_reaped, their ends told after the
-                                  stream is drained (NULL: not kept) */
 };
 void session_loop(struct session *s);
 /* Stops and shuts the stream down (live: after reading what is left). */

@@ -15,12 +15,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The trace's own bookkeeping events, not printed unless -e asks. */
+/* The trace's own bookkeeping events, not printed unless -e asks (and
+ * process_end, which the "+++ killed by" line tells). */
 static void default_keep(trace_event_set_t *keep)
 {
     static const trace_event_id_t quiet[] = { POSIX_TRACE_START, POSIX_TRACE_STOP,
                                               POSIX_TRACE_FILTER, POSIX_TRACE_FLUSH_START,
-                                              POSIX_TRACE_FLUSH_STOP, POSIXTRACE_EV_MODULE };
+                                              POSIX_TRACE_FLUSH_STOP, POSIXTRACE_EV_MODULE,
+                                              POSIXTRACE_EV_PROCESS_END };
     posix_trace_eventset_fill(keep, POSIX_TRACE_ALL_EVENTS);
     for (size_t i = 0; i < G_N_ELEMENTS(quiet); i++)
         posix_trace_eventset_del(quiet[i], keep);
@@ -49,11 +51,12 @@ static gboolean set_filter(const struct run_opts *o, trace_id_t trid, struct pt_
         return FALSE;
     }
     posix_trace_eventset_fill(&out, POSIX_TRACE_ALL_EVENTS);
-    /* The address map is always recorded (--addr, posixtrace-dump --symbolize). */
+    /* The address map is always recorded (--addr, posixtrace-dump --symbolize),
+     * and the ends posixtrace-run records (the "+++ killed by" lines). */
     for (trace_event_id_t id = 0; id <= PT_ID_MAX; id++) {
         int m = 0;
         posix_trace_eventset_ismember(id, &k->keep, &m);
-        if (m || id < PT_SYS_FIRST || id == POSIXTRACE_EV_MODULE)
+        if (m || id < PT_SYS_FIRST || id == POSIXTRACE_EV_MODULE || id == POSIXTRACE_EV_PROCESS_END)
             posix_trace_eventset_del(id, &out);
     }
     int rc = posix_trace_set_filter(trid, &out, POSIX_TRACE_SET_EVENTSET);
@@ -199,20 +202,6 @@ static int64_t end_time(const struct run_opts *o)
     return pt_ts_ns(&now) + d;
 }
 
-/* The ends of the processes posixtrace-run reaped that the trace did not
- * tell: killed by a signal with no traced parent waiting for them. */
-static void tell_reaped(struct session *s)
-{
-    if (s->reaped == NULL)
-        return;
-    for (guint i = 0; i < s->reaped->len; i++) {
-        const struct run_reaped *r = &g_array_index(s->reaped, struct run_reaped, i);
-        pt_sink_reaped(s->sink, r->pid, r->status, r->ns);
-    }
-    g_array_free(s->reaped, TRUE);
-    s->reaped = NULL;
-}
-
 static int finish(const struct run_opts *o, struct session *s, const trace_attr_t *a)
 {
     struct posix_trace_status_info st = { 0 };
@@ -221,7 +210,6 @@ static int finish(const struct run_opts *o, struct session *s, const trace_attr_
     s->write_error = st.posix_stream_flush_error;
     session_finish(s);
     if (o->output == NULL) {
-        tell_reaped(s);
         pt_sink_end(s->sink);
         run_report_live(o, s, a, &st);
     } else {
@@ -269,8 +257,6 @@ int main(int argc, char **argv)
     s.attach = o.pid != 0;
     s.follow = !o.no_follow && !s.attach;
     s.end_ns = end_ns;
-    if (s.live)
-        s.reaped = g_array_new(FALSE, FALSE, sizeof(struct run_reaped));
     run_signals_block(&oldmask);
     if (s.follow)
         prctl(PR_SET_CHILD_SUBREAPER, 1);

@@ -7,7 +7,6 @@
 #include "ptools.h"
 
 #include <string.h>
-#include <sys/wait.h>
 
 void pt_sink_init(struct pt_sink *k)
 {
@@ -131,14 +130,6 @@ void pt_sink_event(struct pt_sink *k, struct pt_names *n, const struct posix_tra
     if (ends && k->print_events && (k->pids == NULL || in_list(k->pids, end_pid)) &&
         k->tids == NULL && in_window(k, e.ts_ns))
         pt_end_print(&k->out, end_pid, e.ts_ns, end_status, shown);
-}
-
-void pt_sink_reaped(struct pt_sink *k, pid_t pid, int wstatus, int64_t ns)
-{
-    if (g_hash_table_remove(k->ended, GINT_TO_POINTER(pid)) || !k->print_events ||
-        (k->pids != NULL && !in_list(k->pids, pid)) || !WIFSIGNALED(wstatus))
-        return;
-    pt_end_print(&k->out, pid, ns, wstatus, 0);
 }
 
 void pt_sink_end(struct pt_sink *k)

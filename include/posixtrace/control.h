@@ -32,6 +32,15 @@ struct posixtrace_refusal {
 int posixtrace_stream_refusals(trace_id_t trid, struct posixtrace_refusal *out, size_t max,
                                size_t *n);
 
+/* Records into the active stream trid, from the controller (as it records
+ * START and STOP), the shim's event posixtrace:process_end (doc/events.md)
+ * for process pid, which ended with wait status wstatus: how a traced process
+ * killed by a signal ended, which it cannot record itself, for a controller
+ * that reaped it (posixtrace-run). Recorded while the stream runs or is
+ * suspended, unless the filter excludes the event. 0, or EINVAL (a bad trid,
+ * a pre-recorded stream, pid <= 0). */
+int posixtrace_stream_process_end(trace_id_t trid, pid_t pid, int wstatus);
+
 /* Bounds of the stream attributes (posix_trace_attr_setstreamsize() and
  * posix_trace_attr_setmaxdatasize() refuse more with EINVAL). */
 #define POSIXTRACE_STREAM_SIZE_MAX ((size_t)1 << 30)
