@@ -58,6 +58,15 @@ def test_run_option_ranges(tmp_path, opts, msg):
     assert not log.exists()
 
 
+def test_run_duration_checked_first(tmp_path):
+    """--duration is checked before the program is looked up: a bad value
+    is a usage error (125), not "no such program" (127)."""
+    p = trun("--duration", "soon", str(tmp_path / "nonexistent"), rc=125)
+    assert "--duration: a positive number of seconds" in p.err
+    p = trun("-tttt", CAT, "/dev/null", rc=125)
+    assert "-t: at most -ttt" in p.err
+
+
 def test_run_log_size_minimum_is_exact(tmp_path):
     """The least --log-size a loop log takes is what the message says: 36K
     works, one byte less does not (posixtrace_attr_getminlogsize)."""
