@@ -1,6 +1,7 @@
 /* posix_trace_attr_*: the trace stream attributes object.
  * Defaults and bounds: doc/semantics.md. */
 #include "internal.h"
+#include <posixtrace/control.h>
 #include <string.h>
 
 static int valid(const trace_attr_t *a)
@@ -193,3 +194,7 @@ PT_API int posix_trace_attr_getmaxsystemeventsize(const trace_attr_t *restrict a
     *n = PT_EVENT_OVERHEAD + PT_SYS_DATA_MAX;
     return 0;
 }
+
+/* <posixtrace/control.h>: the bounds it publishes are the ones above. */
+_Static_assert(POSIXTRACE_STREAM_SIZE_MAX == PT_MAX_STREAM_SIZE, "stream size bound");
+_Static_assert(POSIXTRACE_MAX_DATA_SIZE_MAX == PT_MAX_MAX_DATA, "max data size bound");

@@ -1,5 +1,7 @@
 /* Creating, laying out and unmapping the shared memory of one stream. */
 #include "internal.h"
+#include "log_format.h"
+#include <posixtrace/control.h>
 #include <dirent.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -53,6 +55,18 @@ void pt_geometry(const trace_attr_t *a, struct pt_geometry *g)
     uint64_t slots = align_up((uint64_t)PT_NSLOTS * sizeof(struct pt_slot), PT_CACHELINE);
     uint64_t names = align_up((uint64_t)PT_ID_SPACE * sizeof(struct pt_name), PT_PAGE);
     g->total = align_up(hdr + slots, PT_PAGE) + names + (uint64_t)g->nchunks * cs;
+}
+
+/* <posixtrace/control.h>: the least log-max-size of a LOOP or UNTIL_FULL
+ * log (logwrite.c: its header and PT_LOG_MIN_BLOCKS blocks of the chunk size). */
+PT_API int posixtrace_attr_getminlogsize(const trace_attr_t *a, size_t *n)
+{
+    struct pt_geometry g;
+    if (a == NULL || a->__magic != PT_ATTR_MAGIC || n == NULL)
+        return EINVAL;
+    pt_geometry(a, &g);
+    *n = (size_t)PT_LOGF_HDR_SIZE + (size_t)PT_LOG_MIN_BLOCKS * g.chunk_size;
+    return 0;
 }
 
 /* Maps all of fd, shared, if it is exactly `size` bytes, and closes fd either

@@ -7,6 +7,7 @@
 #include "logwrite.h"
 #include "pt_bounds.h"
 #include <posixtrace/control.h>
+#include <posixtrace/events.h>
 #include <signal.h>
 #include <stdio.h>
 #include <sys/stat.h>
@@ -273,6 +274,32 @@ PT_API int posix_trace_start(trace_id_t trid)
         atomic_compare_exchange_strong(&s->state, &susp, PT_ST_RUNNING);
         changed(h);
     }
+    pthread_mutex_unlock(&h->mlock);
+    pt_put(h);
+    return 0;
+}
+
+/* <posixtrace/control.h>: a process's end, from the controller. */
+PT_API int posixtrace_stream_process_end(trace_id_t trid, pid_t pid, int wstatus)
+{
+    struct pt_handle *h;
+    struct {
+        struct posixtrace_call_hdr hdr;
+        uint64_t pid, status;
+    } p = { .hdr = { .version = POSIXTRACE_PAYLOAD_VERSION,
+                     .hdr_size = sizeof(struct posixtrace_call_hdr),
+                     .tid = 0, /* no thread of the controller's: unknown */
+                     .flags = POSIXTRACE_CALL_NORETURN },
+            .pid = (uint64_t)(int64_t)pid,
+            .status = (uint64_t)(int64_t)wstatus };
+    if (pid <= 0)
+        return EINVAL;
+    int rc = pt_get_active(trid, &h);
+    if (rc != 0)
+        return rc;
+    pthread_mutex_lock(&h->mlock);
+    ctl_event(h, POSIXTRACE_EV_PROCESS_END, &p, sizeof p,
+              (uint64_t)(uintptr_t)__builtin_return_address(0), PT_REC_FORCE);
     pthread_mutex_unlock(&h->mlock);
     pt_put(h);
     return 0;

@@ -136,6 +136,7 @@ EXTRA_DIST += \
 	tests/test_xproc_pidreuse.py \
 	tests/test_xproc_tree.py \
 	tests/test_tools_options.py \
+	tests/test_tools_strace_habits.py \
 	tests/test_attr.py \
 	tests/test_concurrency.py \
 	tests/test_events.py \

@@ -88,15 +88,19 @@ def test_run_policy_flush_to_log(tmp_path):
 
 
 def test_run_chrome_live():
-    """-f chrome live: one Chrome Trace Event document on stderr: the process
-    name record, then one instant event per user event with its data in hex."""
+    """-f chrome live: one Chrome Trace Event document on stderr: one instant
+    event per user event with its data in hex, then the process and thread
+    name records."""
     p = trun("--no-preload", "-q", "-f", "chrome", target(), "user", "1")
     doc = json.loads(p.err)
     evs = doc["traceEvents"]
     pid = evs[0]["pid"]
-    assert evs[0] == {"name": "process_name", "ph": "M", "pid": pid, "tid": pid,
-                      "args": {"name": "pid %d" % pid}}, evs
-    assert [(e["name"], e["cat"], e["ph"], e["pid"], e["args"]) for e in evs[1:]] == [
+    tid = evs[0]["tid"]
+    assert evs[2:] == [{"name": "process_name", "ph": "M", "pid": pid, "tid": pid,
+                        "args": {"name": "pid %d" % pid}},
+                       {"name": "thread_name", "ph": "M", "pid": pid, "tid": tid,
+                        "args": {"name": "thread %d" % tid}}], evs
+    assert [(e["name"], e["cat"], e["ph"], e["pid"], e["args"]) for e in evs[:2]] == [
         ("tools/tick", "user", "i", pid, {"data": "00000000"}),
         ("tools/text", "user", "i", pid, {"data": b"hello, trace".hex()})], evs
 

@@ -165,7 +165,9 @@ def test_shell_kills_itself(tmp_path, sig):
             for e in kills] == [(sh_pid[0], sh_pid[0], {"pid": sh_pid[0], "sig": name},
                                  False, None, None)], kills
     mine = [e for e in js if e["pid"] == sh_pid[0] and e["kind"] == "call"]
-    assert mine[-1] is kills[0]  # nothing after the fatal call
+    # nothing after the fatal call but the end posixtrace-run recorded for it
+    assert mine[-2] is kills[0] and mine[-1]["event"] == "posixtrace:process_end", mine[-2:]
+    assert mine[-1]["args"] == {"pid": sh_pid[0], "status": name}
     assert kills[0]["addr"] is not None
 
 

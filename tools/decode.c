@@ -113,7 +113,7 @@ void pt_decode(struct pt_event *e, struct pt_names *n, const struct posix_trace_
             e->kind = PT_K_CALL;
             read_fields(e, pos);
             pt_calls_refine(e);
-            e->tid = e->hdr.tid;
+            e->tid = e->hdr.tid != 0 ? (int64_t)e->hdr.tid : -1; /* 0: none (process_end) */
             if (e->hdr.tid != 0)
                 pt_tidmap_learn(info->posix_pid, info->posix_thread_id, e->hdr.tid);
         }

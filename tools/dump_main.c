@@ -9,6 +9,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -16,7 +17,9 @@ static struct {
     char *format, *output, *timefmt, *from, *to;
     GString *spec;
     GArray *pids, *tids;
-    gboolean summary, summary_too, info, symbolize, addr, version;
+    gboolean summary, summary_too, info, symbolize, addr, version, failed_only, successful_only;
+    gboolean relative;
+    char *format_j;
     gint strsize;
     gchar **logs;
 } opt;
@@ -30,14 +33,13 @@ static gboolean add_spec(const gchar *name, const gchar *value, gpointer data, G
     return TRUE;
 }
 
+/* --pid: a process id; --tid: a kernel tid or a pthread_t (trace id). */
 static gboolean add_id(GArray **a, const gchar *value, GError **err, const char *what)
 {
-    char *end;
-    gint64 v = g_ascii_strtoll(value, &end, 10);
-    if (end == value || *end != '\0') {
-        g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s: not a number: %s", what, value);
+    long n;
+    if (!pt_int_opt(what, value, 1, strcmp(what, "--pid") == 0 ? INT_MAX : LONG_MAX, &n, err))
         return FALSE;
-    }
+    gint64 v = n;
     if (*a == NULL)
         *a = g_array_new(FALSE, FALSE, sizeof(gint64));
     g_array_append_val(*a, v);
@@ -56,9 +58,26 @@ static gboolean add_tid(const gchar *n, const gchar *v, gpointer d, GError **err
     return add_id(&opt.tids, v, err, "--tid");
 }
 
+static gboolean set_strsize(const gchar *n, const gchar *v, gpointer d, GError **err)
+{
+    (void)n, (void)d;
+    long x;
+    if (!pt_int_opt("--strsize", v, 0, INT_MAX, &x, err))
+        return FALSE;
+    opt.strsize = (gint)x;
+    return TRUE;
+}
+
 static const GOptionEntry entries[] = {
-    { "format", 'f', 0, G_OPTION_ARG_STRING, &opt.format,
+    { "format", 'j', 0, G_OPTION_ARG_STRING, &opt.format,
       "Output format: text (default), json (JSON Lines), chrome (Chrome Trace Event JSON)", "FMT" },
+    { "format-f", 'f', G_OPTION_FLAG_HIDDEN, G_OPTION_ARG_STRING, &opt.format_j,
+      "Output format (-f, as before posixtrace-run's -f meant follow)", "FMT" },
+    { "failed-only", 'Z', 0, G_OPTION_ARG_NONE, &opt.failed_only, "Show only the calls that failed", NULL },
+    { "successful-only", 'z', 0, G_OPTION_ARG_NONE, &opt.successful_only,
+      "Show only the calls that did not fail", NULL },
+    { "relative", 'r', 0, G_OPTION_ARG_NONE, &opt.relative,
+      "Time column: time since the previous line's call started (--time=delta, as strace -r)", NULL },
     { "output", 'o', 0, G_OPTION_ARG_FILENAME, &opt.output, "Write to FILE instead of stdout", "FILE" },
     { "summary", 'c', 0, G_OPTION_ARG_NONE, &opt.summary,
       "Print a table per event type (count, errors, time) instead of the events", NULL },
@@ -68,7 +87,8 @@ static const GOptionEntry entries[] = {
       "Print the log's name, attributes, status, creation time and event types", NULL },
     { "events", 'e', 0, G_OPTION_ARG_CALLBACK, add_spec,
       "Event types to show: classes (" PT_FILTER_CLASSES ") and names, '!' excludes, "
-      "globs allowed (e.g. -e file,!close)", "SPEC" },
+      "globs allowed (e.g. -e 'file,!close'), function names (openat, wait4) select the events "
+      "recording them", "SPEC" },
     { "pid", 'p', 0, G_OPTION_ARG_CALLBACK, add_pid, "Only events of process PID (repeatable)", "PID" },
     { "tid", 't', 0, G_OPTION_ARG_CALLBACK, add_tid, "Only events of thread TID (repeatable)", "TID" },
     { "from", 0, 0, G_OPTION_ARG_STRING, &opt.from,
@@ -76,13 +96,15 @@ static const GOptionEntry entries[] = {
     { "to", 0, 0, G_OPTION_ARG_STRING, &opt.to,
       "Only events at or before SEC seconds from the first event (@SEC: absolute, epoch)", "SEC" },
     { "time", 0, 0, G_OPTION_ARG_STRING, &opt.timefmt,
-      "Time column of the text output: rel (default), abs (time of day), epoch, none", "FMT" },
+      "Time column of the text output (when each call started): rel (default, since the first "
+      "event), delta (since the previous line), clock (time of day, seconds), abs (time of day, "
+      "microseconds), epoch, none", "FMT" },
     { "symbolize", 's', 0, G_OPTION_ARG_NONE, &opt.symbolize,
       "Show program addresses and stacks as function (file:line) or module+offset (inlined "
       "functions too; binaries checked against the build ids the trace recorded)", NULL },
     { "addr", 'a', 0, G_OPTION_ARG_NONE, &opt.addr, "Show the program address of each event", NULL },
-    { "strsize", 0, 0, G_OPTION_ARG_INT, &opt.strsize,
-      "Show at most N bytes of each captured buffer (text output; default: all)", "N" },
+    { "strsize", 0, 0, G_OPTION_ARG_CALLBACK, set_strsize,
+      "Show at most N bytes of each captured buffer (text output; 0, the default: all)", "N" },
     { "version", 'V', 0, G_OPTION_ARG_NONE, &opt.version, "Print the version and exit", NULL },
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &opt.logs, NULL, "LOG..." },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
@@ -102,16 +124,27 @@ static gboolean parse(int argc, char **argv, struct pt_sink *k)
                                      "See posixtrace-dump(1).");
     g_option_context_add_main_entries(c, entries, NULL);
     gboolean ok = g_option_context_parse(c, &argc, &argv, &err);
+    if (ok && opt.format_j != NULL && opt.format == NULL) {
+        g_free(opt.format);
+        opt.format = opt.format_j;
+        opt.format_j = NULL;
+    }
+    if (ok && opt.relative && opt.timefmt == NULL)
+        opt.timefmt = g_strdup("delta");
+    if (ok && opt.failed_only && opt.successful_only)
+        g_set_error(&err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "-Z and -z: choose one");
     if (ok && opt.format != NULL && pt_parse_format(opt.format, &k->out.format) != 0)
-        g_set_error(&err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--format: text, json or chrome");
+        g_set_error(&err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--format %s: text, json or chrome", opt.format);
     if (ok && opt.timefmt != NULL && pt_parse_timefmt(opt.timefmt, &k->out.timefmt) != 0)
-        g_set_error(&err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--time: rel, abs, epoch or none");
+        g_set_error(&err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--time %s: rel, delta, clock, abs, epoch or none", opt.timefmt);
     if (ok && opt.from != NULL && !pt_parse_seconds(opt.from, &k->from_ns, &k->from_abs))
-        g_set_error(&err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--from: seconds, or @epoch seconds");
+        g_set_error(&err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--from %s: seconds from the first event, or @seconds since the Epoch (within "
+                    "+-9.2e9)", opt.from);
     if (ok && opt.to != NULL && !pt_parse_seconds(opt.to, &k->to_ns, &k->to_abs))
-        g_set_error(&err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--to: seconds, or @epoch seconds");
-    if (ok && opt.strsize < 0)
-        g_set_error(&err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--strsize: a count of bytes");
+        g_set_error(&err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE,
+                    "--to %s: seconds from the first event, or @seconds since the Epoch (within "
+                    "+-9.2e9)", opt.to);
     if (ok && err == NULL && !opt.version && (opt.logs == NULL || opt.logs[0] == NULL))
         g_set_error(&err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "no LOG given");
     g_option_context_free(c);
@@ -135,6 +168,8 @@ static void setup_sink(struct pt_sink *k)
     if (opt.summary || opt.summary_too)
         k->summary = pt_summary_new();
     k->print_events = !opt.summary || opt.summary_too;
+    k->outcome = opt.failed_only ? PT_SHOW_FAILED
+                 : opt.successful_only ? PT_SHOW_SUCCESSFUL : PT_SHOW_ALL_CALLS;
     k->pids = opt.pids;
     k->tids = opt.tids;
     opt.pids = opt.tids = NULL;
@@ -217,6 +252,7 @@ int main(int argc, char **argv)
     g_strfreev(opt.logs);
     g_string_free(opt.spec, TRUE);
     g_free(opt.format);
+    g_free(opt.format_j);
     g_free(opt.output);
     g_free(opt.timefmt);
     g_free(opt.from);

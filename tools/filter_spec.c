@@ -5,7 +5,12 @@
  * a class (process, thread, file, net, trace, user, all: the categories of
  * <posixtrace/events.h>, "trace" adding the predefined events 0..7, "user"
  * every user event) or an event name ("posixtrace:open", or "open" without the
- * prefix; '*' and '?' glob). "!ITEM" removes. When the first item is a
+ * prefix; '*' and '?' glob), or a C function or system call some events
+ * record ("openat": the event open, said on stderr; fn_events.c), or a user
+ * event ("user:NAME", or a name with a character other than letters, digits
+ * and '_'). A plain word nothing matches is an error. "!ITEM" removes.
+ * strace's forms are read too: "trace=ITEM" (its default qualifier) and the
+ * classes %file, %process, %network. When the first item is a
  * removal the list starts from the default set (all events, or what the
  * caller shows by default), else from none.
  */
@@ -92,6 +97,93 @@ static int select_names(const char *w, trace_id_t trid, trace_event_set_t *s)
     return n;
 }
 
+/* The event named name ("open"): its id, or 0. */
+static trace_event_id_t shim_event_id(const char *name)
+{
+    for (unsigned i = 0; i < posixtrace_event_ndescs; i++)
+        if (strcmp(posixtrace_event_descs[i].name + strlen(SHIM_PREFIX), name) == 0)
+            return posixtrace_event_descs[i].id;
+    return 0;
+}
+
+/* "open, open64, openat ..." : the functions ev records, at most 6 shown. */
+static void append_functions(GString *m, const char *ev)
+{
+    GPtrArray *fns = pt_fn_of_event(ev);
+    if (fns == NULL || fns->len == 0) {
+        if (fns != NULL)
+            g_ptr_array_unref(fns);
+        return;
+    }
+    g_string_append(m, " (");
+    for (guint i = 0; i < fns->len && i < 6; i++)
+        g_string_append_printf(m, "%s%s", i ? ", " : "", (char *)g_ptr_array_index(fns, i));
+    g_string_append(m, fns->len > 6 ? " ...)" : ")");
+    g_ptr_array_unref(fns);
+}
+
+/* Whether w's note is still to be said (posixtrace-dump parses -e per log). */
+static gboolean said_once(const char *w)
+{
+    static GHashTable *said;
+    if (said == NULL)
+        said = g_hash_table_new_full(g_str_hash, g_str_equal, g_free, NULL);
+    if (g_hash_table_contains(said, w))
+        return FALSE;
+    g_hash_table_add(said, g_strdup(w));
+    return TRUE;
+}
+
+/* A function or system call name some events record (-e openat): adds them
+ * and says so on stderr. */
+static gboolean select_function(const char *w, trace_event_set_t *s)
+{
+    GPtrArray *evs = pt_events_of_fn(w);
+    GString *m = g_string_new(NULL);
+    guint n = evs->len;
+    for (guint i = 0; i < evs->len; i++) {
+        const char *ev = g_ptr_array_index(evs, i);
+        posix_trace_eventset_add(shim_event_id(ev), s);
+        g_string_append_printf(m, "%s'%s'", i ? ", " : "", ev);
+        if (evs->len == 1)
+            append_functions(m, ev);
+    }
+    if (n != 0 && said_once(w))
+        pt_warn("-e %s: traced as event%s %s", w, n > 1 ? "s" : "", m->str);
+    g_string_free(m, TRUE);
+    g_ptr_array_unref(evs);
+    return n != 0;
+}
+
+/* The message for a name nothing selects: the classes and the events. */
+static void unknown_name(const char *w, GError **err)
+{
+    GString *m = g_string_new(NULL);
+    if (pt_is_syscall_name(w))
+        g_string_append_printf(m, "-e %s: not recorded: posixtrace traces C library calls, and no "
+                               "event records %s (a future --syscalls mode will trace system calls)",
+                               w, w);
+    else
+        g_string_append_printf(m, "-e %s: no such class, event, or function recorded", w);
+    g_string_append(m, ".\n  classes: " PT_FILTER_CLASSES "\n  events:");
+    for (unsigned i = 0; i < posixtrace_event_ndescs; i++)
+        g_string_append_printf(m, "%s %s", i ? "," : "",
+                               posixtrace_event_descs[i].name + strlen(SHIM_PREFIX));
+    g_string_append(m, "\n  a user event of the program: user:NAME (or a name with '/', '.', "
+                       "'-' or ':')");
+    g_set_error_literal(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, m->str);
+    g_string_free(m, TRUE);
+}
+
+/* A plain word ("stat", "nonsense"): never taken for a user event name. */
+static gboolean bare_word(const char *w)
+{
+    for (const char *p = w; *p != '\0'; p++)
+        if (!g_ascii_isalnum(*p) && *p != '_')
+            return FALSE;
+    return TRUE;
+}
+
 static gboolean select_item(const char *w, trace_id_t trid, pt_user_open_fn user_open, void *ctx,
                             trace_event_set_t *s, GError **err)
 {
@@ -100,8 +192,20 @@ static gboolean select_item(const char *w, trace_id_t trid, pt_user_open_fn user
         g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "-e: empty item");
         return FALSE;
     }
-    if (select_class(w, s) || select_names(w, trid, s) > 0)
-        return TRUE;
+    if (g_str_has_prefix(w, "user:") && w[5] != '\0') {
+        w += 5;
+        if (select_names(w, trid, s) > 0)
+            return TRUE;
+    } else {
+        if (select_class(w, s) || select_names(w, trid, s) > 0)
+            return TRUE;
+        if (strpbrk(w, "*?") == NULL && select_function(w, s))
+            return TRUE;
+        if (bare_word(w) || g_str_has_prefix(w, SHIM_PREFIX)) {
+            unknown_name(w, err);
+            return FALSE;
+        }
+    }
     if (strpbrk(w, "*?") == NULL && user_open != NULL) {
         int rc = user_open(ctx, w, &id);
         if (rc == 0) {
@@ -116,6 +220,12 @@ static gboolean select_item(const char *w, trace_id_t trid, pt_user_open_fn user
     return TRUE;
 }
 
+/* strace's "-e trace=open,close": the qualifier is the default one. */
+static const char *strace_form(const char *w)
+{
+    return g_str_has_prefix(w, "trace=") ? w + 6 : w;
+}
+
 gboolean pt_filter_parse(const char *spec, const trace_event_set_t *base, trace_id_t trid,
                          pt_user_open_fn user_open, void *ctx, trace_event_set_t *keep,
                          GError **err)
@@ -123,17 +233,21 @@ gboolean pt_filter_parse(const char *spec, const trace_event_set_t *base, trace_
     gchar **items = g_strsplit(spec, ",", -1);
     gboolean ok = TRUE;
     posix_trace_eventset_empty(keep);
-    if (items[0] != NULL && items[0][0] == '!') {
+    if (items[0] != NULL && strace_form(items[0])[0] == '!') {
         if (base != NULL)
             *keep = *base;
         else
             posix_trace_eventset_fill(keep, POSIX_TRACE_ALL_EVENTS);
     }
     for (int i = 0; ok && items[i] != NULL; i++) {
-        int neg = items[i][0] == '!';
+        const char *w = strace_form(items[i]);
+        int neg = *w == '!';
         trace_event_set_t sel;
         posix_trace_eventset_empty(&sel);
-        ok = select_item(items[i] + neg, trid, user_open, ctx, &sel, err);
+        w += neg;
+        if (*w == '%') /* strace's classes: %file, %process, %network */
+            w = strcmp(w, "%network") == 0 ? "net" : w + 1;
+        ok = select_item(w, trid, user_open, ctx, &sel, err);
         for (trace_event_id_t id = 0; ok && id <= PT_ID_MAX; id++) {
             int m = 0;
             posix_trace_eventset_ismember(id, &sel, &m);

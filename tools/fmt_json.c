@@ -144,8 +144,10 @@ static void call_json(GString *s, const struct pt_event *e)
 
 static void head_json(GString *s, const struct pt_out *o, const struct pt_event *e)
 {
-    g_string_append_printf(s, "{\"ts_ns\":%" G_GINT64_FORMAT ",\"pid\":%ld,",
-                           (gint64)e->ts_ns, (long)e->info.posix_pid);
+    g_string_append_printf(s, "{\"ts_ns\":%" G_GINT64_FORMAT ",\"rel_ns\":%" G_GINT64_FORMAT
+                           ",\"ts\":\"%" G_GINT64_FORMAT "\",\"pid\":%ld,",
+                           (gint64)e->ts_ns, (gint64)pt_ns_sub(e->ts_ns, o->t0), (gint64)e->ts_ns,
+                           (long)e->info.posix_pid);
     if (e->tid >= 0)
         g_string_append_printf(s, "\"tid\":%" G_GINT64_FORMAT, (gint64)e->tid);
     else
@@ -207,6 +209,11 @@ void pt_json_event(struct pt_out *o, const struct pt_event *e)
         g_string_append(s, ",\"data\":\"");
         pt_hex(s, e->data, e->len);
         g_string_append_c(s, '"');
+    }
+    if (o->end_pending) {
+        g_string_append_printf(s, ",\"process_end\":{\"pid\":%ld,", (long)o->end_pid);
+        pt_end_json_fields(s, o->end_status);
+        g_string_append_c(s, '}');
     }
     g_string_append(s, "}\n");
     fwrite(s->str, 1, s->len, o->fp);

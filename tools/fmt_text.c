@@ -7,32 +7,48 @@
 #include <string.h>
 #include <time.h>
 
-void pt_fmt_time(GString *s, const struct pt_out *o, int64_t ns)
+/* seconds.micro of a signed ns count ("-0.000012"). */
+static void secs_us(GString *s, int64_t d)
 {
-    if (o->timefmt == PT_TIME_NONE)
-        return;
+    uint64_t m = pt_ns_abs(d);
+    g_string_append_printf(s, "%s%" G_GUINT64_FORMAT ".%06" G_GUINT64_FORMAT " ", d < 0 ? "-" : "",
+                           (guint64)(m / 1000000000), (guint64)(m % 1000000000 / 1000));
+}
+
+static void time_of_day(GString *s, time_t t, int64_t sub, int micro)
+{
+    struct tm tm;
+    if (localtime_r(&t, &tm) == NULL)
+        g_string_append(s, micro ? "??:??:??.?????? " : "??:??:?? "); /* no such local time */
+    else if (micro)
+        g_string_append_printf(s, "%02d:%02d:%02d.%06d ", tm.tm_hour, tm.tm_min, tm.tm_sec,
+                               (int)(sub / 1000));
+    else
+        g_string_append_printf(s, "%02d:%02d:%02d ", tm.tm_hour, tm.tm_min, tm.tm_sec);
+}
+
+void pt_fmt_time(GString *s, struct pt_out *o, int64_t ns)
+{
     /* floor division: no overflow whatever ns a damaged trace holds */
     int64_t sec = ns / 1000000000, sub = ns % 1000000000;
     if (sub < 0) {
         sec--;
         sub += 1000000000;
     }
-    struct tm tm;
-    time_t t = (time_t)sec;
-    if (o->timefmt == PT_TIME_EPOCH) {
+    switch (o->timefmt) {
+    case PT_TIME_NONE: break;
+    case PT_TIME_EPOCH:
         g_string_append_printf(s, "%" G_GINT64_FORMAT ".%09" G_GINT64_FORMAT " ", (gint64)sec,
                                (gint64)sub);
-    } else if (o->timefmt == PT_TIME_ABS && localtime_r(&t, &tm) != NULL) {
-        g_string_append_printf(s, "%02d:%02d:%02d.%06d ", tm.tm_hour, tm.tm_min, tm.tm_sec,
-                               (int)(sub / 1000));
-    } else if (o->timefmt == PT_TIME_ABS) {
-        g_string_append(s, "??:??:??.?????? "); /* no such local time */
-    } else {
-        int64_t d = pt_ns_sub(ns, o->t0);
-        uint64_t m = pt_ns_abs(d);
-        g_string_append_printf(s, "%s%" G_GUINT64_FORMAT ".%06" G_GUINT64_FORMAT " ",
-                               d < 0 ? "-" : "", (guint64)(m / 1000000000),
-                               (guint64)(m % 1000000000 / 1000));
+        break;
+    case PT_TIME_ABS: time_of_day(s, (time_t)sec, sub, 1); break;
+    case PT_TIME_CLOCK: time_of_day(s, (time_t)sec, sub, 0); break;
+    case PT_TIME_DELTA:
+        secs_us(s, o->have_prev ? pt_ns_sub(ns, o->prev_start) : 0);
+        o->prev_start = ns;
+        o->have_prev = 1;
+        break;
+    default: secs_us(s, pt_ns_sub(ns, o->t0)); break;
     }
 }
 
@@ -180,7 +196,7 @@ static void result_text(GString *s, const struct pt_event *e)
 void pt_text_event(struct pt_out *o, const struct pt_event *e)
 {
     GString *s = g_string_sized_new(256);
-    pt_fmt_time(s, o, e->ts_ns);
+    pt_fmt_time(s, o, pt_event_start_ns(e));
     if (e->tid >= 0)
         g_string_append_printf(s, "%ld/%" G_GINT64_FORMAT " ", (long)e->info.posix_pid,
                                (gint64)e->tid);

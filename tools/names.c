@@ -1,6 +1,8 @@
 /*
  * Event-type names of a stream, looked up once per id with
- * posix_trace_eventid_get_name (which works on live streams and logs).
+ * posix_trace_eventid_get_name (which works on live streams and logs); the
+ * shim's events, whose ids are fixed, are named even when the stream or log
+ * does not name them (a log cut before its name table).
  */
 #include "ptools.h"
 
@@ -24,6 +26,9 @@ const char *pt_names_get(struct pt_names *n, trace_event_id_t id)
     if (n->name[id] == NULL) {
         if (posix_trace_eventid_get_name(n->trid, id, buf) == 0)
             n->name[id] = g_strdup(buf);
+        else if (posixtrace_event_desc(id) != NULL)
+            return posixtrace_event_desc(id)->name; /* the shim's ids are fixed: a log
+                                                       cut before its name table */
         else
             return "?"; /* not named (yet): look again next time */
     }

@@ -15,6 +15,8 @@
  *   fmt_json.c     JSON Lines
  *   fmt_chrome.c   Chrome Trace Event JSON
  *   filter_spec.c  -e SPEC -> a set of event ids
+ *   fn_events.c    function and system call names -> the events recording them
+ *   proc_end.c     how each process ended (exit events, parents' waits)
  *   summary.c      -c: the table per event type
  *   symbolize.c    program addresses -> module+offset, function, file:line
  *   sink.c         filtering (pid, tid, time window, event set) and dispatch
@@ -129,7 +131,12 @@ int pt_is_text(const unsigned char *p, size_t n);
 
 /* ---- options of the output (shared by run and dump) ---- */
 enum pt_format { PT_FMT_TEXT, PT_FMT_JSON, PT_FMT_CHROME };
-enum pt_timefmt { PT_TIME_REL, PT_TIME_ABS, PT_TIME_EPOCH, PT_TIME_NONE };
+/* Time column of the text output: when each call started (strace's -r,
+ * -t, -tt, -ttt: delta, clock, abs, epoch), rel since the first event. */
+enum pt_timefmt { PT_TIME_REL, PT_TIME_ABS, PT_TIME_EPOCH, PT_TIME_NONE, PT_TIME_CLOCK,
+                  PT_TIME_DELTA };
+/* -Z/-z: which calls are shown. */
+enum pt_outcome { PT_SHOW_ALL_CALLS, PT_SHOW_FAILED, PT_SHOW_SUCCESSFUL };
 
 struct pt_symbolizer;
 
@@ -139,12 +146,17 @@ struct pt_out {
     enum pt_timefmt timefmt;
     int64_t t0;                /* relative times from here (first event) */
     int have_t0;
+    int64_t prev_start;        /* PT_TIME_DELTA: start of the previous line's call */
+    int end_pending;           /* the event printed next tells end_pid's end (JSON field) */
+    pid_t end_pid;
+    int end_status;
+    int have_prev;
     size_t strsize;            /* strings/buffers shown up to this many bytes (0: all) */
     int show_addr;
     struct pt_symbolizer *sym; /* NULL: addresses in hex */
     /* chrome */
     int chrome_n;              /* events written so far */
-    GHashTable *chrome_pids;   /* pids named so far */
+    GHashTable *chrome_pids;   /* pid -> its program and threads (fmt_chrome.c) */
 };
 int pt_parse_format(const char *s, enum pt_format *f);
 int pt_parse_timefmt(const char *s, enum pt_timefmt *t);
@@ -156,7 +168,7 @@ void pt_chrome_begin(struct pt_out *o);
 void pt_chrome_event(struct pt_out *o, const struct pt_event *e);
 void pt_chrome_end(struct pt_out *o);
 /* The time column / fields shared by text and JSON. */
-void pt_fmt_time(GString *s, const struct pt_out *o, int64_t ns);
+void pt_fmt_time(GString *s, struct pt_out *o, int64_t ns);
 /* Appends e's decoded arguments as text (a, b, c). */
 void pt_text_args(GString *s, const struct pt_out *o, const struct pt_event *e);
 /* Appends e's arguments as a JSON object. */
@@ -174,6 +186,32 @@ gboolean pt_filter_parse(const char *spec, const trace_event_set_t *base, trace_
                          GError **err);
 /* The classes a spec may name, for --help. */
 #define PT_FILTER_CLASSES "process, thread, file, net, trace, user, all"
+
+/* ---- fn_events.c: functions and system calls -> the shim's events ---- */
+/* The names of the events ("open") recording the C function or system call
+ * fn ("openat", "wait4", "clone"): an empty array when none does. The
+ * strings are static; g_ptr_array_unref the array. */
+GPtrArray *pt_events_of_fn(const char *fn);
+/* The functions event ev records (g_free'd strings), or NULL. */
+GPtrArray *pt_fn_of_event(const char *ev);
+/* The system's system call names (syscall_names.c, generated). */
+extern const char *const pt_syscall_names[];
+gboolean pt_is_syscall_name(const char *name);
+
+/* ---- proc_end.c: how each process ended ("+++ exited with 0 +++") ---- */
+/* "exited with 0", "killed by SIGSEGV (core dumped)" from a wait status. */
+void pt_end_text(GString *s, int wstatus);
+/* Writes pid's end in o's format: a text line, a Chrome instant, in JSON a
+ * record of its own unless in_event (the event telling it was printed with
+ * a "process_end" field). */
+void pt_end_print(struct pt_out *o, pid_t pid, int64_t ts, int wstatus, int in_event);
+/* "exit_status":..,"signal":..,"core_dumped":..,"text":".." */
+void pt_end_json_fields(GString *s, int wstatus);
+/* Whether e tells the end of a process not told yet (ended: pids whose exit
+ * event was seen); its pid and wait status. */
+int pt_end_of(GHashTable *ended, const struct pt_event *e, pid_t *pid, int *wstatus);
+/* fmt_chrome.c: a process's end, an instant event on the process. */
+void pt_chrome_end_event(struct pt_out *o, pid_t pid, int64_t ts, int wstatus);
 
 /* ---- summary.c ---- */
 struct pt_summary;
@@ -201,6 +239,7 @@ struct pt_sink {
     int print_events;          /* 0 with -c alone */
     struct pt_summary *summary;/* NULL unless -c/-C */
     trace_event_set_t keep;    /* -e */
+    enum pt_outcome outcome;   /* -Z/-z: calls that return, by outcome */
     int have_keep;
     GArray *pids, *tids;       /* --pid/--tid (int64), NULL: all */
     int64_t from_ns, to_ns;    /* time window: relative to t0 unless abs */
@@ -209,6 +248,7 @@ struct pt_sink {
     uint64_t events, shown, lost, errors;
     uint64_t trace_errors;     /* POSIX_TRACE_ERROR events: records missing or corrupt */
     int64_t first_ns, last_ns;
+    GHashTable *ended;         /* pids whose end was printed from their exit event */
     /* every event read, decoded, before the filters (NULL: none) */
     void (*observe)(void *ctx, const struct pt_event *e);
     void *observe_ctx;
@@ -225,6 +265,12 @@ void pt_sink_free(struct pt_sink *k);
 extern const char *pt_prog;
 void pt_warn(const char *fmt, ...) G_GNUC_PRINTF(1, 2);
 gboolean pt_parse_size(const char *s, size_t *out);
+/* An option's whole number in [lo, hi]; FALSE and *err naming the option,
+ * the value and the range. */
+gboolean pt_int_opt(const char *opt, const char *value, long lo, long hi, long *out,
+                    GError **err);
+/* n for messages ("64K (65536 bytes)"); g_free it. */
+char *pt_size_text(size_t n);
 gboolean pt_parse_seconds(const char *s, int64_t *ns, int *absolute);
 int64_t pt_ts_ns(const struct timespec *ts);
 /* a - b and a + b, saturated at the int64 range: timestamps read from a

@@ -11,12 +11,17 @@
 #define RUN_EXIT_NOEXEC 126    /* the program cannot be executed */
 #define RUN_EXIT_NOTFOUND 127  /* the program does not exist */
 
+/* -k/--stack: frames per call (the shim's SHIM_STACK_MAX), and without N. */
+#define SHIM_STACK_FRAMES_MAX 64
+#define RUN_STACK_DEFAULT 16
+
 struct run_opts {
     char *output, *print_to, *format, *timefmt, *policy, *log_policy, *name;
     char *stream_size, *max_data, *log_size, *duration;
     GString *spec;
-    gboolean no_follow, summary, summary_too, addr, quiet, version, no_preload;
-    gint strsize, stack, pid;
+    gboolean no_follow, follow, summary, summary_too, addr, quiet, version, no_preload;
+    gboolean failed_only, successful_only, relative;
+    gint strsize, stack, pid, t_count;
     gchar **argv;              /* the program and its arguments */
 };
 

@@ -3,6 +3,8 @@
  */
 #include "run.h"
 
+#include <posixtrace/control.h>
+#include <stdint.h>
 #include <string.h>
 
 #define DEFAULT_STREAM_SIZE ((size_t)4 << 20)
@@ -22,14 +24,42 @@ static gboolean policy(const char *s, int log, int *out)
     return TRUE;
 }
 
-static gboolean size_opt(const char *what, const char *s, size_t def, size_t *out)
+/* A size option: parsed and checked against [min, max] before anything is
+ * created, the message naming the option, the value and the range. */
+static gboolean size_opt(const char *what, const char *s, size_t def, size_t min, size_t max,
+                         size_t *out)
 {
     *out = def;
-    if (s != NULL && !pt_parse_size(s, out)) {
+    if (s == NULL)
+        return TRUE;
+    if (!pt_parse_size(s, out)) {
         pt_warn("%s: not a size: %s (a number, optionally followed by K, M or G)", what, s);
         return FALSE;
     }
+    if (*out < min || *out > max) {
+        char *lo = pt_size_text(min), *hi = pt_size_text(max);
+        pt_warn("%s %s: out of range: %s to %s", what, s, lo, hi);
+        g_free(lo);
+        g_free(hi);
+        return FALSE;
+    }
     return TRUE;
+}
+
+/* A LOOP or UNTIL_FULL log must hold its header and 8 blocks of the
+ * stream's chunk size (posixtrace_attr_getminlogsize). */
+static gboolean log_size_ok(const struct run_opts *o, const trace_attr_t *a, int lp, size_t ls)
+{
+    size_t min = 0;
+    if (o->output == NULL || lp == POSIX_TRACE_APPEND || posixtrace_attr_getminlogsize(a, &min) != 0 ||
+        ls >= min)
+        return TRUE;
+    char *lo = pt_size_text(min);
+    pt_warn("--log-size %s: too small for log policy %s: at least %s with --max-data %s",
+            o->log_size, pt_policy_name(lp), lo,
+            o->max_data != NULL ? o->max_data : "256 (the default)");
+    g_free(lo);
+    return FALSE;
 }
 
 /* Every setter's error is reported with the option that caused it. */
@@ -45,9 +75,10 @@ gboolean run_attr(const struct run_opts *o, trace_attr_t *a)
     size_t ss, md, ls;
     int sp = o->output != NULL ? POSIX_TRACE_FLUSH : POSIX_TRACE_LOOP, lp = POSIX_TRACE_APPEND;
     char *name;
-    if (!size_opt("--stream-size", o->stream_size, DEFAULT_STREAM_SIZE, &ss) ||
-        !size_opt("--max-data", o->max_data, 256, &md) ||
-        !size_opt("--log-size", o->log_size, (size_t)16 << 20, &ls))
+    if (!size_opt("--stream-size", o->stream_size, DEFAULT_STREAM_SIZE, 1,
+                  POSIXTRACE_STREAM_SIZE_MAX, &ss) ||
+        !size_opt("--max-data", o->max_data, 256, 0, POSIXTRACE_MAX_DATA_SIZE_MAX, &md) ||
+        !size_opt("--log-size", o->log_size, (size_t)16 << 20, 1, SIZE_MAX, &ls))
         return FALSE;
     if (o->policy != NULL && !policy(o->policy, 0, &sp)) {
         pt_warn("--policy: loop, until-full or flush");
@@ -77,7 +108,10 @@ gboolean run_attr(const struct run_opts *o, trace_attr_t *a)
                       "--no-follow") &&
                   (o->output == NULL ||
                    (set(posix_trace_attr_setlogfullpolicy(a, lp), "--log-policy") &&
-                    set(posix_trace_attr_setlogsize(a, ls), "--log-size")));
+                    set(posix_trace_attr_setlogsize(a, ls), "--log-size"))) &&
+                  log_size_ok(o, a, lp, ls);
     g_free(name);
+    if (!ok)
+        posix_trace_attr_destroy(a);
     return ok;
 }

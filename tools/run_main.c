@@ -15,12 +15,14 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
-/* The trace's own bookkeeping events, not printed unless -e asks. */
+/* The trace's own bookkeeping events, not printed unless -e asks (and
+ * process_end, which the "+++ killed by" line tells). */
 static void default_keep(trace_event_set_t *keep)
 {
     static const trace_event_id_t quiet[] = { POSIX_TRACE_START, POSIX_TRACE_STOP,
                                               POSIX_TRACE_FILTER, POSIX_TRACE_FLUSH_START,
-                                              POSIX_TRACE_FLUSH_STOP, POSIXTRACE_EV_MODULE };
+                                              POSIX_TRACE_FLUSH_STOP, POSIXTRACE_EV_MODULE,
+                                              POSIXTRACE_EV_PROCESS_END };
     posix_trace_eventset_fill(keep, POSIX_TRACE_ALL_EVENTS);
     for (size_t i = 0; i < G_N_ELEMENTS(quiet); i++)
         posix_trace_eventset_del(quiet[i], keep);
@@ -49,11 +51,12 @@ static gboolean set_filter(const struct run_opts *o, trace_id_t trid, struct pt_
         return FALSE;
     }
     posix_trace_eventset_fill(&out, POSIX_TRACE_ALL_EVENTS);
-    /* The address map is always recorded (--addr, posixtrace-dump --symbolize). */
+    /* The address map is always recorded (--addr, posixtrace-dump --symbolize),
+     * and the ends posixtrace-run records (the "+++ killed by" lines). */
     for (trace_event_id_t id = 0; id <= PT_ID_MAX; id++) {
         int m = 0;
         posix_trace_eventset_ismember(id, &k->keep, &m);
-        if (m || id < PT_SYS_FIRST || id == POSIXTRACE_EV_MODULE)
+        if (m || id < PT_SYS_FIRST || id == POSIXTRACE_EV_MODULE || id == POSIXTRACE_EV_PROCESS_END)
             posix_trace_eventset_del(id, &out);
     }
     int rc = posix_trace_set_filter(trid, &out, POSIX_TRACE_SET_EVENTSET);
@@ -67,8 +70,16 @@ static gboolean setup_sink(const struct run_opts *o, struct pt_sink *k)
     pt_sink_init(k);
     if (o->format != NULL)
         pt_parse_format(o->format, &k->out.format);
+    static const enum pt_timefmt t_styles[] = { PT_TIME_REL, PT_TIME_CLOCK, PT_TIME_ABS,
+                                                PT_TIME_EPOCH };
     if (o->timefmt != NULL)
         pt_parse_timefmt(o->timefmt, &k->out.timefmt);
+    else if (o->relative)
+        k->out.timefmt = PT_TIME_DELTA;
+    else
+        k->out.timefmt = t_styles[o->t_count];
+    k->outcome = o->failed_only ? PT_SHOW_FAILED
+                 : o->successful_only ? PT_SHOW_SUCCESSFUL : PT_SHOW_ALL_CALLS;
     k->out.show_addr = o->addr;
     if (o->addr) {
         k->out.sym = pt_sym_new();
@@ -232,9 +243,9 @@ int main(int argc, char **argv)
         printf("posixtrace-run (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
         return 0;
     }
+    int64_t end_ns = end_time(&o);
     if (o.pid == 0 && (rc = run_check_program(o.argv[0])) != 0)
         return rc;
-    int64_t end_ns = end_time(&o);
     if (!run_attr(&o, &a) || !setup_sink(&o, &k))
         return RUN_EXIT_FAIL;
     if (o.output != NULL && (logfd = open_log(&o)) < 0)

@@ -4,6 +4,10 @@
  */
 #include "run.h"
 
+#include "../libtrace/pt_sizes.h"
+
+#include <limits.h>
+#include <stdlib.h>
 #include <string.h>
 
 static struct run_opts ro; /* what the table below fills */
@@ -21,17 +25,35 @@ static gboolean add_spec(const gchar *n, const gchar *value, gpointer d, GError 
 static gboolean set_stack(const gchar *n, const gchar *value, gpointer d, GError **err)
 {
     (void)n, (void)d;
-    char *end = NULL;
+    long v;
     if (value == NULL) {
-        cur->stack = 16;
+        cur->stack = RUN_STACK_DEFAULT;
         return TRUE;
     }
-    long v = strtol(value, &end, 10);
-    if (end == value || *end != '\0' || v < 0 || v > 64) {
-        g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--stack: 0..64 frames");
+    if (!pt_int_opt("--stack", value, 0, SHIM_STACK_FRAMES_MAX, &v, err))
         return FALSE;
-    }
     cur->stack = (gint)v;
+    return TRUE;
+}
+
+/* -t, -tt, -ttt: how many times -t was given. */
+static gboolean count_t(const gchar *n, const gchar *value, gpointer d, GError **err)
+{
+    (void)n, (void)value, (void)d, (void)err;
+    cur->t_count++;
+    return TRUE;
+}
+
+/* -s/--strsize and -p/--pid: whole numbers in their ranges. */
+static gboolean set_number(const gchar *n, const gchar *value, gpointer d, GError **err)
+{
+    (void)d;
+    long v;
+    int pid = strcmp(n, "-p") == 0 || strcmp(n, "--pid") == 0;
+    if (!pt_int_opt(pid ? "--pid" : "--strsize", value, pid ? 1 : 0,
+                    pid ? INT_MAX : (long)PT_SYS_DATA_BYTES, &v, err))
+        return FALSE;
+    *(pid ? &cur->pid : &cur->strsize) = (gint)v;
     return TRUE;
 }
 
@@ -42,34 +64,47 @@ static const GOptionEntry entries[] = {
       "Off-line: write a trace log to FILE instead of printing events", "FILE"),
     O("print-to", 0, G_OPTION_ARG_FILENAME, &ro.print_to, "Print the live events to FILE (default: stderr)",
       "FILE"),
-    O("format", 'f', G_OPTION_ARG_STRING, &ro.format, "Live output: text (default), json (JSON Lines), chrome",
+    O("format", 'j', G_OPTION_ARG_STRING, &ro.format,
+      "Live output: text (default), json (JSON Lines), chrome; -f FMT still works for these three", "FMT"),
+    O("time", 0, G_OPTION_ARG_STRING, &ro.timefmt,
+      "Time column (when each call started): rel (default, since the first event), delta (since the "
+      "previous line), clock (time of day, seconds), abs (time of day, microseconds), epoch, none",
       "FMT"),
-    O("time", 0, G_OPTION_ARG_STRING, &ro.timefmt, "Time column: rel (default), abs (time of day), epoch, none",
-      "FMT"),
+    { "tod", 't', G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, count_t,
+      "As strace: -t time of day, -tt with microseconds, -ttt seconds since the Epoch", NULL },
+    O("relative", 'r', G_OPTION_ARG_NONE, &ro.relative,
+      "As strace -r: time since the previous line's call started (--time=delta)", NULL),
+    O("failed-only", 'Z', G_OPTION_ARG_NONE, &ro.failed_only, "Show only the calls that failed", NULL),
+    O("successful-only", 'z', G_OPTION_ARG_NONE, &ro.successful_only,
+      "Show only the calls that did not fail", NULL),
+    O("follow", 'f', G_OPTION_ARG_NONE, &ro.follow,
+      "Trace the children too (the default; as strace -f)", NULL),
     O("addr", 'a', G_OPTION_ARG_NONE, &ro.addr, "Show each event's program address, symbolized", NULL),
     O("no-follow", 0, G_OPTION_ARG_NONE, &ro.no_follow, "Trace the first process only, not its children",
       NULL),
     { "events", 'e', 0, G_OPTION_ARG_CALLBACK, add_spec,
       "What to record: classes (" PT_FILTER_CLASSES ") and event names, '!' excludes, globs allowed "
-      "(e.g. -e file,net,!close); repeatable", "SPEC" },
+      "(e.g. -e 'file,net,!close'); function names (openat, wait4, clone) select the events "
+      "recording them; user:NAME a user event; repeatable", "SPEC" },
     O("summary", 'c', G_OPTION_ARG_NONE, &ro.summary,
       "At the end, a table per event type (count, errors, time) instead of the events", NULL),
     O("summary-with-events", 'C', G_OPTION_ARG_NONE, &ro.summary_too, "Print the events and the table", NULL),
-    O("pid", 'p', G_OPTION_ARG_INT, &ro.pid,
-      "Attach to running process PID (libposixtrace loaded), until Ctrl-C or --duration", "PID"),
+    { "pid", 'p', 0, G_OPTION_ARG_CALLBACK, set_number,
+      "Attach to running process PID (libposixtrace loaded), until Ctrl-C or --duration", "PID" },
     O("duration", 0, G_OPTION_ARG_STRING, &ro.duration, "Stop tracing after SEC seconds", "SEC"),
-    O("stream-size", 0, G_OPTION_ARG_STRING, &ro.stream_size, "Stream size (default 4M)", "SIZE"),
-    O("max-data", 0, G_OPTION_ARG_STRING, &ro.max_data, "Largest user event data kept (default 256)", "SIZE"),
+    O("stream-size", 0, G_OPTION_ARG_STRING, &ro.stream_size, "Stream size: 1 byte to 1G (default 4M)", "SIZE"),
+    O("max-data", 0, G_OPTION_ARG_STRING, &ro.max_data, "Largest user event data kept: 0 to 64K (default 256)", "SIZE"),
     O("policy", 0, G_OPTION_ARG_STRING, &ro.policy,
       "Stream full policy: loop, until-full, flush (flush needs -o; default: loop, flush with -o)",
       "POLICY"),
     O("log-policy", 0, G_OPTION_ARG_STRING, &ro.log_policy, "Log full policy: loop, until-full, append (default)",
       "POLICY"),
-    O("log-size", 0, G_OPTION_ARG_STRING, &ro.log_size, "Log size for --log-policy loop/until-full (default 16M)",
+    O("log-size", 0, G_OPTION_ARG_STRING, &ro.log_size, "Log size for --log-policy loop/until-full: at least 36K with --max-data 256 (default 16M)",
       "SIZE"),
-    O("strsize", 's', G_OPTION_ARG_INT, &ro.strsize, "Bytes of each buffer the shim captures (default 32)", "N"),
+    { "strsize", 's', 0, G_OPTION_ARG_CALLBACK, set_number,
+      "Bytes of each buffer the shim captures: 0 to 1024 (default 32)", "N" },
     { "stack", 'k', G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, set_stack,
-      "Record the call stack of each call, up to N frames (default 16)", "N" },
+      "Record the call stack of each call, up to N frames: 0 to 64 (default 16)", "N" },
     O("name", 'n', G_OPTION_ARG_STRING, &ro.name, "Trace name (default: the program's name)", "NAME"),
     O("no-preload", 0, G_OPTION_ARG_NONE, &ro.no_preload,
       "Do not preload the shim (only what a program linked with libposixtrace records)", NULL),
@@ -79,6 +114,108 @@ static const GOptionEntry entries[] = {
     { NULL, 0, 0, 0, NULL, NULL, NULL }
 };
 
+/* ---- strace habits GOption cannot express, rewritten before parsing ----
+ * -k/--stack take an optional N, which GOption would take from the next
+ * argument even when it is the program ("-k ls"): N is only a whole number
+ * following, else the default depth. "-f text|json|chrome": the output
+ * format, as -f meant before it meant follow. */
+static const GOptionEntry *entry_of(char c, const char *l, size_t n)
+{
+    for (const GOptionEntry *e = entries; e->long_name != NULL; e++)
+        if (c ? e->short_name == c : strlen(e->long_name) == n && strncmp(e->long_name, l, n) == 0)
+            return e;
+    return NULL;
+}
+
+static gboolean takes_value(const GOptionEntry *e)
+{
+    return e != NULL && e->arg != G_OPTION_ARG_NONE &&
+           !(e->flags & (G_OPTION_FLAG_NO_ARG | G_OPTION_FLAG_OPTIONAL_ARG));
+}
+
+static gboolean is_number(const char *s)
+{
+    return s != NULL && *s != '\0' && strspn(s, "0123456789") == strlen(s);
+}
+
+static gboolean is_format(const char *s)
+{
+    enum pt_format f;
+    return s != NULL && pt_parse_format(s, &f) == 0;
+}
+
+/* "--stack=N" for -k/--stack at argv[*i] (N attached, following, or the default). */
+static char *stack_arg(const char *attached, char **argv, int argc, int *i)
+{
+    if (is_number(attached))
+        return g_strdup_printf("--stack=%s", attached);
+    if (*i + 1 < argc && is_number(argv[*i + 1]))
+        return g_strdup_printf("--stack=%s", argv[++*i]);
+    return g_strdup_printf("--stack=%d", RUN_STACK_DEFAULT);
+}
+
+/* A cluster of short options "-abc" (and the value that may follow). */
+static void short_cluster(GPtrArray *out, char **argv, int argc, int *i)
+{
+    const char *a = argv[*i];
+    GString *kept = g_string_new("-");
+    char *extra = NULL;
+    for (size_t j = 1; a[j] != '\0'; j++) {
+        const GOptionEntry *e = entry_of(a[j], NULL, 0);
+        if (a[j] == 'k' && extra == NULL) {
+            extra = stack_arg(is_number(a + j + 1) ? a + j + 1 : NULL, argv, argc, i);
+            if (is_number(a + j + 1))
+                break;
+        } else if (a[j] == 'f' && a[j + 1] == '\0' && *i + 1 < argc && is_format(argv[*i + 1])) {
+            extra = g_strdup_printf("--format=%s", argv[++*i]);
+        } else {
+            g_string_append_c(kept, a[j]);
+            if (takes_value(e)) {
+                g_string_append(kept, a + j + 1);
+                if (a[j + 1] == '\0' && *i + 1 < argc) {
+                    g_ptr_array_add(out, g_string_free(kept, FALSE));
+                    kept = g_string_new(argv[++*i]);
+                }
+                break;
+            }
+        }
+    }
+    if (kept->len > 1 || kept->str[0] != '-')
+        g_ptr_array_add(out, g_string_free(kept, FALSE));
+    else
+        g_string_free(kept, TRUE);
+    if (extra != NULL)
+        g_ptr_array_add(out, extra);
+}
+
+static char **strace_argv(int argc, char **argv)
+{
+    GPtrArray *out = g_ptr_array_new();
+    int i = 0;
+    g_ptr_array_add(out, g_strdup(argv[0]));
+    for (i = 1; i < argc && argv[i][0] == '-' && argv[i][1] != '\0'; i++) {
+        const char *a = argv[i];
+        if (strcmp(a, "--") == 0)
+            break;
+        if (a[1] != '-') {
+            short_cluster(out, argv, argc, &i);
+            continue;
+        }
+        size_t n = strcspn(a + 2, "=");
+        if (strcmp(a, "--stack") == 0) {
+            g_ptr_array_add(out, stack_arg(NULL, argv, argc, &i));
+            continue;
+        }
+        g_ptr_array_add(out, g_strdup(a));
+        if (a[2 + n] == '\0' && takes_value(entry_of(0, a + 2, n)) && i + 1 < argc)
+            g_ptr_array_add(out, g_strdup(argv[++i]));
+    }
+    for (; i < argc; i++)
+        g_ptr_array_add(out, g_strdup(argv[i]));
+    g_ptr_array_add(out, NULL);
+    return (char **)g_ptr_array_free(out, FALSE);
+}
+
 static gboolean check(struct run_opts *o, GError **err)
 {
     enum pt_format f;
@@ -86,13 +223,24 @@ static gboolean check(struct run_opts *o, GError **err)
     if (o->version)
         return TRUE;
     if (o->format != NULL && pt_parse_format(o->format, &f) != 0)
-        g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--format: text, json or chrome");
+        g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--format %s: text, json or chrome", o->format);
     else if (o->timefmt != NULL && pt_parse_timefmt(o->timefmt, &t) != 0)
-        g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--time: rel, abs, epoch or none");
-    else if (o->pid < 0)
-        g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--pid: a process id");
-    else if (o->strsize < -1) /* -1: not given */
-        g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--strsize: a count of bytes");
+        g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--time %s: rel, delta, clock, abs, epoch or none", o->timefmt);
+    else if (o->output != NULL && (o->format != NULL || o->timefmt != NULL || o->t_count ||
+                                   o->relative || o->failed_only || o->successful_only))
+        g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED,
+                    "%s: with -o nothing is printed, the log holds every event: "
+                    "print it with posixtrace-dump (which takes the same option)",
+                    o->format != NULL ? "--format" : o->timefmt != NULL ? "--time"
+                    : o->t_count ? "-t" : o->relative ? "-r" : o->failed_only ? "-Z" : "-z");
+    else if (o->failed_only && o->successful_only)
+        g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "-Z and -z: choose one");
+    else if (o->follow && o->no_follow)
+        g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "-f and --no-follow: choose one");
+    else if ((o->t_count != 0) + o->relative + (o->timefmt != NULL) > 1)
+        g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "-t, -r and --time: choose one");
+    else if (o->t_count > 3)
+        g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "-t: at most -ttt");
     else if (o->pid == 0 && (o->argv == NULL || o->argv[0] == NULL))
         g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "no PROGRAM given (or -p PID)");
     else if (o->pid != 0 && o->argv != NULL && o->argv[0] != NULL)
@@ -116,13 +264,19 @@ gboolean run_parse(int argc, char **argv, struct run_opts *o)
                                  "or writing a trace log (-o) for posixtrace-dump.");
     g_option_context_set_description(c, "Exit status: the program's (128+N when it was killed by "
                                      "signal N, which is raised again);\n125 when tracing could not "
-                                     "be set up or a write of the log (-o) failed, 126 when PROGRAM cannot be executed, 127 when it\n"
+                                     "be set up (bad options too) or a write of the log (-o) failed, 126 when PROGRAM cannot be executed, 127 when it\n"
                                      "does not exist. Environment: POSIXTRACE_PRELOAD=PATH names the "
                                      "shim.\nSee posixtrace-run(1).");
     g_option_context_add_main_entries(c, entries, NULL);
     g_option_context_set_strict_posix(c, TRUE);
-    gboolean ok = g_option_context_parse(c, &argc, &argv, &err) && check(&ro, &err);
+    /* GOption takes the strings it parses out of args: orig frees them */
+    char **args = strace_argv(argc, argv);
+    char **orig = g_memdup2(args, sizeof(char *) * (g_strv_length(args) + 1));
+    argc = (int)g_strv_length(args);
+    gboolean ok = g_option_context_parse(c, &argc, &args, &err) && check(&ro, &err);
     g_option_context_free(c);
+    g_free(args);
+    g_strfreev(orig);
     if (!ok) {
         pt_warn("%s (see --help)", err->message);
         g_error_free(err);

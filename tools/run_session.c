@@ -10,6 +10,7 @@
 
 #include <errno.h>
 #include <poll.h>
+#include <posixtrace/control.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -54,6 +55,9 @@ static int reap(struct session *s)
         int st;
         pid_t p = waitpid(s->follow ? -1 : s->target, &st, WNOHANG);
         if (p > 0) {
+            /* how a process killed by a signal ended: it cannot record it */
+            if (WIFSIGNALED(st))
+                posixtrace_stream_process_end(s->trid, p, st);
             if (p == s->target) {
                 s->target_status = st;
                 s->target_done = 1;

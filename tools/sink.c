@@ -1,6 +1,7 @@
 /*
  * What happens to each event read: decoding, loss accounting, filters
- * (event set, --pid, --tid, time window), then the summary and the output.
+ * (event set, -Z/-z, --pid, --tid, time window), then the summary and the
+ * output, and the processes' ends (proc_end.c).
  */
 #include "../libtrace/pt_bounds.h"
 #include "ptools.h"
@@ -12,6 +13,7 @@ void pt_sink_init(struct pt_sink *k)
     memset(k, 0, sizeof *k);
     k->out.fp = stderr;
     k->print_events = 1;
+    k->ended = g_hash_table_new(g_direct_hash, g_direct_equal);
 }
 
 void pt_sink_begin(struct pt_sink *k)
@@ -34,6 +36,15 @@ static gboolean always_shown(trace_event_id_t id)
     return id == POSIX_TRACE_OVERFLOW || id == POSIX_TRACE_RESUME || id == POSIX_TRACE_ERROR;
 }
 
+static gboolean in_window(struct pt_sink *k, int64_t ts)
+{
+    if (k->have_from && ts < (k->from_abs ? k->from_ns : pt_ns_add(k->out.t0, k->from_ns)))
+        return FALSE;
+    if (k->have_to && ts > (k->to_abs ? k->to_ns : pt_ns_add(k->out.t0, k->to_ns)))
+        return FALSE;
+    return TRUE;
+}
+
 static gboolean selected(struct pt_sink *k, const struct pt_event *e)
 {
     int m = 1;
@@ -41,16 +52,15 @@ static gboolean selected(struct pt_sink *k, const struct pt_event *e)
         posix_trace_eventset_ismember(e->id, &k->keep, &m);
     if (!m)
         return FALSE;
+    if (k->outcome != PT_SHOW_ALL_CALLS && pt_call_returns(e) &&
+        (e->hdr.err != 0) != (k->outcome == PT_SHOW_FAILED))
+        return FALSE;
     if (k->pids != NULL && !in_list(k->pids, e->info.posix_pid))
         return FALSE;
     if (k->tids != NULL && !in_list(k->tids, e->tid) &&
         !in_list(k->tids, (int64_t)e->info.posix_thread_id))
         return FALSE;
-    if (k->have_from && e->ts_ns < (k->from_abs ? k->from_ns : pt_ns_add(k->out.t0, k->from_ns)))
-        return FALSE;
-    if (k->have_to && e->ts_ns > (k->to_abs ? k->to_ns : pt_ns_add(k->out.t0, k->to_ns)))
-        return FALSE;
-    return TRUE;
+    return in_window(k, e->ts_ns);
 }
 
 /* An OVERFLOW's count of lost events. The library never reports more than
@@ -68,6 +78,15 @@ static void add_lost(struct pt_sink *k, const struct pt_event *e)
         k->trace_errors++;
     else
         k->lost += lost;
+}
+
+static void print_event(struct pt_sink *k, const struct pt_event *e)
+{
+    switch (k->out.format) {
+    case PT_FMT_TEXT: pt_text_event(&k->out, e); break;
+    case PT_FMT_JSON: pt_json_event(&k->out, e); break;
+    case PT_FMT_CHROME: pt_chrome_event(&k->out, e); break;
+    }
 }
 
 void pt_sink_event(struct pt_sink *k, struct pt_names *n, const struct posix_trace_event_info *info,
@@ -92,26 +111,35 @@ void pt_sink_event(struct pt_sink *k, struct pt_names *n, const struct posix_tra
         pt_sym_learn(k->out.sym, &e);
     if (k->observe != NULL)
         k->observe(k->observe_ctx, &e);
-    if (!selected(k, &e))
-        return;
-    k->shown++;
-    if (k->summary != NULL)
-        pt_summary_add(k->summary, &e);
-    if (!k->print_events)
-        return;
-    switch (k->out.format) {
-    case PT_FMT_TEXT: pt_text_event(&k->out, &e); break;
-    case PT_FMT_JSON: pt_json_event(&k->out, &e); break;
-    case PT_FMT_CHROME: pt_chrome_event(&k->out, &e); break;
+    pid_t end_pid = 0;
+    int end_status = 0, ends = pt_end_of(k->ended, &e, &end_pid, &end_status);
+    int shown = selected(k, &e);
+    if (shown) {
+        k->shown++;
+        if (k->summary != NULL)
+            pt_summary_add(k->summary, &e);
+        if (k->print_events) {
+            k->out.end_pending = ends;
+            k->out.end_pid = end_pid;
+            k->out.end_status = end_status;
+            print_event(k, &e);
+            k->out.end_pending = 0;
+        }
     }
+    /* a process's end is shown whatever -e, -Z/-z say (as strace's +++ lines) */
+    if (ends && k->print_events && (k->pids == NULL || in_list(k->pids, end_pid)) &&
+        k->tids == NULL && in_window(k, e.ts_ns))
+        pt_end_print(&k->out, end_pid, e.ts_ns, end_status, shown);
 }
 
 void pt_sink_end(struct pt_sink *k)
 {
     if (k->print_events && k->out.format == PT_FMT_CHROME)
         pt_chrome_end(&k->out);
+    /* JSON output stays JSON: the table goes to stderr */
     if (k->summary != NULL)
-        pt_summary_print(k->summary, k->out.fp);
+        pt_summary_print(k->summary, k->print_events && k->out.format != PT_FMT_TEXT ? stderr
+                                                                                       : k->out.fp);
     fflush(k->out.fp);
 }
 
@@ -119,6 +147,7 @@ void pt_sink_free(struct pt_sink *k)
 {
     pt_summary_free(k->summary);
     k->summary = NULL;
+    g_clear_pointer(&k->ended, g_hash_table_destroy);
     if (k->pids != NULL)
         g_array_free(k->pids, TRUE);
     if (k->tids != NULL)

@@ -1,6 +1,7 @@
 /*
  * -c/--summary: a table per event type (count, errors, total and average
- * duration of calls), sorted by total time then count, like strace -c.
+ * duration of calls), sorted by total time then count, like strace -c. A
+ * fork is counted once (its parent's event), not once per process.
  */
 #include "ptools.h"
 
@@ -29,8 +30,18 @@ struct pt_summary *pt_summary_new(void)
     return s;
 }
 
+/* fork returns twice: the child's event (ret 0) is the same call as the
+ * parent's, counted once (as strace -c counts it). */
+static gboolean child_side(const struct pt_event *e)
+{
+    return e->kind == PT_K_CALL && e->id == POSIXTRACE_EV_FORK && pt_call_returns(e) &&
+           e->hdr.ret == 0 && e->hdr.err == 0;
+}
+
 void pt_summary_add(struct pt_summary *s, const struct pt_event *e)
 {
+    if (child_side(e))
+        return;
     struct row *r = g_hash_table_lookup(s->rows, e->name);
     if (r == NULL) {
         r = g_new0(struct row, 1);

@@ -61,6 +61,38 @@ gboolean pt_parse_size(const char *s, size_t *out)
     return TRUE;
 }
 
+/* A whole number in [lo, hi], or a message naming the option, the value
+ * and the range. */
+gboolean pt_int_opt(const char *opt, const char *value, long lo, long hi, long *out,
+                    GError **err)
+{
+    char *end = NULL;
+    errno = 0;
+    long v = value != NULL ? strtol(value, &end, 10) : 0;
+    if (value == NULL || end == value || *end != '\0' || errno != 0 || v < lo || v > hi) {
+        g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "%s %s: %s %ld to %ld", opt,
+                    value != NULL ? value : "", "expected a whole number from", lo, hi);
+        return FALSE;
+    }
+    *out = v;
+    return TRUE;
+}
+
+/* A size for messages: "4K (4096 bytes)", "1 byte", "16M (16777216 bytes)". */
+char *pt_size_text(size_t n)
+{
+    static const char units[] = "KMG";
+    size_t v = n;
+    int u = -1;
+    while (v >= 1024 && v % 1024 == 0 && u < 2) {
+        v /= 1024;
+        u++;
+    }
+    if (u < 0)
+        return g_strdup_printf("%zu byte%s", n, n == 1 ? "" : "s");
+    return g_strdup_printf("%zu%c (%zu bytes)", v, units[u], n);
+}
+
 /* "SECONDS[.FRACTION]" relative to the first event, or "@EPOCH[.FRACTION]". */
 gboolean pt_parse_seconds(const char *s, int64_t *ns, int *absolute)
 {
@@ -108,6 +140,10 @@ int pt_parse_timefmt(const char *s, enum pt_timefmt *t)
         *t = PT_TIME_EPOCH;
     else if (strcmp(s, "none") == 0)
         *t = PT_TIME_NONE;
+    else if (strcmp(s, "clock") == 0)
+        *t = PT_TIME_CLOCK;
+    else if (strcmp(s, "delta") == 0)
+        *t = PT_TIME_DELTA;
     else
         return -1;
     return 0;

@@ -50,6 +50,27 @@ int posixtrace_stream_clock(trace_id_t trid, int *source, double *ticks_per_ns);
  * CPUs. The first call chooses (it may take about 10 ms). Always 0. */
 int posixtrace_clock_choice(int *source, double *ticks_per_ns, const char **why);
 
+/* Records into the active stream trid, from the controller (as it records
+ * START and STOP), the shim's event posixtrace:process_end (doc/events.md)
+ * for process pid, which ended with wait status wstatus: how a traced process
+ * killed by a signal ended, which it cannot record itself, for a controller
+ * that reaped it (posixtrace-run). Recorded while the stream runs or is
+ * suspended, unless the filter excludes the event. 0, or EINVAL (a bad trid,
+ * a pre-recorded stream, pid <= 0). */
+int posixtrace_stream_process_end(trace_id_t trid, pid_t pid, int wstatus);
+
+/* Bounds of the stream attributes (posix_trace_attr_setstreamsize() and
+ * posix_trace_attr_setmaxdatasize() refuse more with EINVAL). */
+#define POSIXTRACE_STREAM_SIZE_MAX ((size_t)1 << 30)
+#define POSIXTRACE_MAX_DATA_SIZE_MAX ((size_t)65536)
+
+/* The smallest log-max-size a LOOP or UNTIL_FULL log of a stream with the
+ * attributes a may have: posix_trace_create_withlog() fails with EINVAL
+ * below it (the log must hold its header and 8 blocks, and a block is the
+ * stream's chunk size, which grows with the max-data-size attribute).
+ * 0 and *n, or EINVAL (a not initialized, or n NULL). */
+int posixtrace_attr_getminlogsize(const trace_attr_t *a, size_t *n);
+
 #ifdef __cplusplus
 }
 #endif
