@@ -137,7 +137,7 @@ static void wait_mapped(void)
 {
     for (int i = 0; i < 1000; i++) {
         struct tc_map m[1];
-        if (tc_find_maps("posixtrace:", NULL, m, 1) + tc_find_maps("/posixtrace-", NULL, m, 1) > 0)
+        if (tc_find_maps("posixtrace:", NULL, m, 1) + tc_find_maps("/dev/shm/posixtrace-", NULL, m, 1) > 0)
             return;
         posix_trace_event(wait_ev, NULL, 0);
         tc_sleep_ms(10);
