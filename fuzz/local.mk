@@ -3,8 +3,8 @@
 # libFuzzer (+ ASan, UBSan) and runs it for FUZZ_SECONDS on a fresh copy of
 # the seed corpus written by fuzz/make_corpus.py; 'make fuzz-reader' builds
 # fuzz/fuzz_reader (the whole library compiled in) and runs it likewise. Not
-# part of 'make all' or 'make check' (tests/test_logread.py and
-# tests/test_xproc_hostile.py run short fuzzes of their own). See fuzz/README.md.
+# part of 'make all' or 'make check' (tests/log/test_logread.py and
+# tests/xproc/test_xproc_hostile.py run short fuzzes of their own). See fuzz/README.md.
 #   make fuzz FUZZ_SECONDS=600 CLANG=clang-14 FUZZ_ARGS='-jobs=2'
 CLANG = clang
 PYTHON3 = python3

@@ -4,14 +4,14 @@
 
     python3 fuzz/make_corpus.py [DIR]      (default: fuzz/corpus next to this file)
 
-The logs are built by tests/logfmt.py (standard library; XXH3 from libxxhash
+The logs are built by tests/lib/logfmt.py (standard library; XXH3 from libxxhash
 through ctypes).
 """
 import os
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-sys.path.insert(0, os.path.join(HERE, "..", "tests"))
+sys.path.insert(0, os.path.join(HERE, "..", "tests", "lib"))
 import logfmt as L  # noqa: E402
 
 

@@ -1,82 +1,15 @@
-"""Shared pytest helpers for the posixtrace test suite.
+"""pytest's configuration of the posixtrace test suite (tests/<area>/test_*.py).
 
-The C test programs (tests/tNNN_*.c) are built by 'make check' into
-$POSIXTRACE_BUILDDIR/tests/; without POSIXTRACE_BUILDDIR they are looked for
-next to this file (an in-tree build).
-
-The expected behaviour comes from the POSIX pages (/work/shared/spec/*.3p.txt,
-cited by file name in each test's docstring) and from doc/semantics.md (the
-implementation-defined choices).
+The helpers every area uses are plain modules of tests/lib/ (harness: run(),
+program(), kv() ...; logfmt, logcommon, shimcommon, shimrun, toolscommon,
+xproccommon), put on sys.path here, before any test module is imported.
 """
 import os
-import re
-import subprocess
+import sys
 
-import pytest
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "lib"))
 
 
 def pytest_configure(config):
     config.addinivalue_line(
         "markers", "slow: long-running test (about a minute); still run by default")
-
-
-def builddir():
-    d = os.environ.get("POSIXTRACE_BUILDDIR")
-    if d:
-        return d
-    return os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-
-
-def program(prog):
-    return os.path.join(builddir(), "tests", prog)
-
-
-def run(prog, *args, timeout=60, env=None, rc=0):
-    """Runs tests/<prog> with args; asserts its exit code is rc (default 0);
-    returns its stdout (str)."""
-    path = program(prog)
-    if not os.path.exists(path):
-        pytest.fail("test program not built: %s" % path)
-    full_env = dict(os.environ)
-    if env:
-        full_env.update(env)
-    try:
-        p = subprocess.run([path] + [str(a) for a in args], stdout=subprocess.PIPE,
-                           stderr=subprocess.PIPE, timeout=timeout, env=full_env)
-    except subprocess.TimeoutExpired as e:
-        out = e.stdout.decode(errors="replace") if e.stdout else ""
-        pytest.fail("%s %s: timed out after %ss\nstdout:\n%s" % (prog, args, timeout, out))
-    out = p.stdout.decode(errors="replace")
-    err = p.stderr.decode(errors="replace")
-    assert p.returncode == rc, (
-        "%s %s exited with %d (expected %d)\n--- stdout:\n%s\n--- stderr:\n%s"
-        % (prog, " ".join(map(str, args)), p.returncode, rc, out, err))
-    return out
-
-
-def lines(text):
-    """The non-empty lines of text, stripped, as a list."""
-    return [l.strip() for l in text.strip().splitlines() if l.strip()]
-
-
-def expect_lines(out, expected):
-    """Asserts out is exactly the expected text, line by line (leading and
-    trailing blanks of each line and blank lines ignored)."""
-    got = lines(out)
-    want = lines(expected)
-    assert got == want, diff_msg(got, want)
-
-
-def diff_msg(got, want):
-    import difflib
-    return "output differs (-expected +got):\n" + "\n".join(
-        difflib.unified_diff(want, got, "expected", "got", lineterm="", n=2))
-
-
-def kv(line):
-    """'a=1 b=x c="q r"' -> {'a': '1', 'b': 'x', 'c': 'q r'} (first word ignored
-    unless it has '=')."""
-    d = {}
-    for m in re.finditer(r'(\w[\w()]*)=("([^"]*)"|\S*)', line):
-        d[m.group(1)] = m.group(3) if m.group(3) is not None else m.group(2)
-    return d

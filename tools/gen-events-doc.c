@@ -10,7 +10,7 @@
  *   <!-- end events.def: CATEGORY -->
  *
  * A field shows as "name type" (a variable field's type in italics) and its
- * note, if any, in parentheses. tests/test_events_doc.py compares these
+ * note, if any, in parentheses. tests/tools/test_events_doc.py compares these
  * blocks with the checked-in doc; `make events-doc` puts them there.
  */
 #include <posixtrace/events.h>

@@ -90,34 +90,15 @@ tools_posixtrace_run_CPPFLAGS = $(AM_CPPFLAGS) \
 tools_posixtrace_run_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
 tools_posixtrace_run_LDADD = $(TOOLS_LDADD)
 
-# ---- Tests of the tools (tests/test_tools*.py) --------------------------------
-check_PROGRAMS += tests/t200_tools_target
-tests_t200_tools_target_SOURCES = tests/t200_tools_target.c tests/tcommon.h
-tests_t200_tools_target_LDADD = $(TEST_LDADD)
-tests_t200_tools_target_LDFLAGS = $(TEST_LDFLAGS)
-
-EXTRA_DIST += \
-	tests/test_tools.py \
-	tests/test_tools_shim.py
-
 # ---- Man pages and documentation ---------------------------------------------
 dist_man1_MANS = tools/posixtrace-run.1 tools/posixtrace-dump.1
 EXTRA_DIST += doc/tools.md doc/json-schema.md
 
-# ---- Decoding of calls and the generated tables (tests/test_decode_xlat.py) ----
-check_PROGRAMS += tests/t201_decode_calls tests/t202_xlat
-tests_t201_decode_calls_SOURCES = tests/t201_decode_calls.c
-tests_t201_decode_calls_LDFLAGS = $(TEST_LDFLAGS)
-tests_t202_xlat_SOURCES = tests/t202_xlat.c tools/xlat.h tools/xlat.c
-nodist_tests_t202_xlat_SOURCES = tools/xlat_tables.c
-tests_t202_xlat_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
-tests_t202_xlat_LDFLAGS = $(TEST_LDFLAGS)
-EXTRA_DIST += tests/test_decode_xlat.py
-
 # The event tables of doc/events.md, from include/posixtrace/events.def
-# (tests/test_events_doc.py checks them; make events-doc rewrites them).
+# (tests/tools/test_events_doc.py checks them; make events-doc rewrites them).
 noinst_PROGRAMS += tools/gen-events-doc
 tools_gen_events_doc_SOURCES = tools/gen-events-doc.c
+tools_gen_events_doc_LDADD =
 
 # The payload declarations, from the same definition, generated before
 # anything is compiled: <posixtrace/payloads.h> (installed: each event's
@@ -125,6 +106,7 @@ tools_gen_events_doc_SOURCES = tools/gen-events-doc.c
 # emitters preload/shim_emit.h (shim_fix_<event>()).
 noinst_PROGRAMS += tools/gen-payloads
 tools_gen_payloads_SOURCES = tools/gen-payloads.c
+tools_gen_payloads_LDADD =
 BUILT_SOURCES += include/posixtrace/payloads.h preload/shim_emit.h
 include/posixtrace/payloads.h: tools/gen-payloads$(EXEEXT)
 	$(AM_V_GEN)$(MKDIR_P) include/posixtrace && \

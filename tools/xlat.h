@@ -5,7 +5,7 @@
  * The tables are generated at build time (tools/xlat/gen-xlat.sh) from lists
  * of names, tools/xlat/<set>.in: the values come from the system headers the
  * tools are compiled with, never typed by hand; a name the system does not
- * define is left out.  No glib here (tests/t201_xlat.c links it alone).
+ * define is left out.  No glib here (tests/tools/t202_xlat.c links it alone).
  */
 #ifndef POSIXTRACE_XLAT_H
 #define POSIXTRACE_XLAT_H
