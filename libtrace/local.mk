@@ -11,6 +11,7 @@ libtrace_libposixtrace_la_SOURCES = \
 	libtrace/clock.c \
 	libtrace/attr.c \
 	libtrace/eventset.c \
+	libtrace/tagged.h \
 	libtrace/pool.c \
 	libtrace/shm.c \
 	libtrace/fault.c \
