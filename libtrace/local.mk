@@ -19,7 +19,8 @@ libtrace_libposixtrace_la_SOURCES = \
 	libtrace/process.c \
 	libtrace/clone.c \
 	libtrace/record.c \
-	libtrace/chain.c \
+	libtrace/consume.h \
+	libtrace/consume.c \
 	libtrace/gaps.c \
 	libtrace/reader.c \
 	libtrace/handle.c \

@@ -10,7 +10,7 @@
  *
  * The cap (shm_layout.h): a closed chunk (its `next` set) carries its
  * written bytes, `end`, in `used`; pushing it back gives them back. An open
- * chunk pushed back (an orphan's, chain.c) was never charged.
+ * chunk pushed back (an orphan's, consume.c) was never charged.
  */
 #include "internal.h"
 #include "tagged.h"
