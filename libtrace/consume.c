@@ -13,7 +13,7 @@
 
 #define PT_CONS_GUARD (1 << 20) /* chunks and records one look passes, at most */
 /* The steps of a look, inlined into it: the reader's look is then one
- * function, like the peek() it replaces (steps called out of line made the
+ * function, as it was in reader.c (steps called out of line made the
  * reader slower, measured) */
 #define PT_STEP static inline __attribute__((always_inline))
 

@@ -86,19 +86,6 @@ static void push_synth(struct pt_handle *h, trace_event_id_t id, int64_t ns, con
         memcpy(e->data, d, len);
 }
 
-
-/*
- * Slot i's next event (consume.c). PEEK_EVENT: *p holds it; PEEK_NONE:
- * nothing now; PEEK_PENDING: its writer is in the middle of a record stamped
- * p->rec.ts, or of a chunk switch or steal (ts unknown: 0), and no later
- * event may be reported before it.
- */
-enum { PEEK_NONE = PT_CONS_NONE, PEEK_EVENT = PT_CONS_REC, PEEK_PENDING = PT_CONS_PENDING };
-static inline int peek(struct pt_handle *h, uint32_t i, struct pt_cons_rec *p)
-{
-    return pt_cons_record(h, i, p);
-}
-
 /* Copy the chosen event out, then check it was not stolen meanwhile. */
 static bool deliver(struct pt_handle *h, uint32_t i, const struct pt_cons_rec *p,
                     struct posix_trace_event_info *ev, void *data, size_t num, size_t *len)
@@ -192,11 +179,15 @@ static int try_read(struct pt_handle *h, struct posix_trace_event_info *ev, void
         uint64_t busy_ts = 0;     /* the earliest such record's stamp; 0: unknown */
         struct pt_cons_rec bp = {0}, p = {0};
         for (uint32_t i = 0; i < hwm; i++) {
-            int k = peek(h, i, &p);
-            if (k == PEEK_NONE)
+            /* each slot's next event (consume.c); PT_CONS_PENDING: its writer
+             * is in the middle of a record stamped p.rec.ts, or of a chunk
+             * switch or steal (ts unknown: 0), and no later event may be
+             * reported before it */
+            int k = pt_cons_record(h, i, &p);
+            if (k == PT_CONS_NONE)
                 continue;
             pending++;
-            if (k == PEEK_PENDING) {
+            if (k == PT_CONS_PENDING) {
                 if (!busy || p.rec.ts == 0 || (busy_ts != 0 && (int64_t)(p.rec.ts - busy_ts) < 0))
                     busy_ts = p.rec.ts;
                 busy = true;
@@ -329,7 +320,7 @@ void pt_reader_drain(struct pt_handle *h)
     struct pt_cons_rec p;
     uint32_t hwm = atomic_load(&s->slots_hwm);
     for (uint32_t i = 0; i < hwm && i < PT_NSLOTS; i++) {
-        while (peek(h, i, &p) == PEEK_EVENT)
+        while (pt_cons_record(h, i, &p) == PT_CONS_REC)
             h->rs[i].off += PT_REC_HDR + pt_round8(p.rec.len);
     }
     h->nsynth = h->synth_pos = 0;
