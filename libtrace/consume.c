@@ -27,7 +27,7 @@ static void chain_error(struct pt_handle *h, uint32_t err)
 }
 
 /* Start following the chain at rh (after a steal, a reclaim or a new writer). */
-static void follow(struct pt_rslot *r, uint64_t rh)
+void pt_chain_follow(struct pt_rslot *r, uint64_t rh)
 {
     r->rhead = rh;
     r->chunk = (uint32_t)rh;
@@ -47,7 +47,7 @@ static void follow(struct pt_rslot *r, uint64_t rh)
  * the chunk left was stolen meanwhile (rhead moved; a writer may have reused
  * it, with a later seq): then nothing moves, and the next look resyncs.
  */
-static bool advance(struct pt_handle *h, uint32_t i, uint32_t next)
+bool pt_chain_advance(struct pt_handle *h, uint32_t i, uint32_t next)
 {
     struct pt_shm *s = h->shm;
     struct pt_rslot *r = &h->rs[i];
@@ -67,7 +67,7 @@ static bool advance(struct pt_handle *h, uint32_t i, uint32_t next)
     if (atomic_compare_exchange_strong(&pt_slots(s)[i].rhead, &expect, nrh)) {
         pt_pool_push(s, r->chunk);
         uint64_t stolen = r->stolen_seen;
-        follow(r, nrh);
+        pt_chain_follow(r, nrh);
         r->stolen_seen = stolen;
         r->seq = seq;
         r->seq_known = 1;
@@ -80,7 +80,7 @@ static bool advance(struct pt_handle *h, uint32_t i, uint32_t next)
  * stealers took chunks. Count the events of stolen chunks we had not reported.
  * Returns false while a stealer has not finished its bookkeeping yet.
  */
-static bool resync(struct pt_handle *h, uint32_t i, uint64_t rh, uint64_t *lost_out)
+bool pt_chain_resync(struct pt_handle *h, uint32_t i, uint64_t rh, uint64_t *lost_out)
 {
     struct pt_slot *sl = &pt_slots(h->shm)[i];
     struct pt_rslot *r = &h->rs[i];
@@ -102,7 +102,7 @@ static bool resync(struct pt_handle *h, uint32_t i, uint64_t rh, uint64_t *lost_
             *lost_out += lost;
     }
     r->stolen_seen = st;
-    follow(r, rh);
+    pt_chain_follow(r, rh);
     return true;
 }
 
@@ -110,7 +110,7 @@ static bool resync(struct pt_handle *h, uint32_t i, uint64_t rh, uint64_t *lost_
  * record at the consumer's position was announced and will never be
  * committed. Withdraw it and count it lost (an adopting writer may race us
  * to it: whoever changes the word counts it). */
-static void abandon_pending(struct pt_handle *h, uint32_t i)
+void pt_chain_abandon_pending(struct pt_handle *h, uint32_t i)
 {
     struct pt_shm *s = h->shm;
     struct pt_rslot *r = &h->rs[i];
@@ -125,7 +125,7 @@ static void abandon_pending(struct pt_handle *h, uint32_t i)
 
 /* An orphan slot (its thread exited, or its process died) read to the end
  * frees itself, and its open chunk goes back to the pool. */
-static void reclaim_orphan(struct pt_handle *h, uint32_t i)
+void pt_chain_reclaim_orphan(struct pt_handle *h, uint32_t i)
 {
     struct pt_shm *s = h->shm;
     struct pt_slot *sl = &pt_slots(s)[i];
@@ -154,7 +154,7 @@ static void reclaim_orphan(struct pt_handle *h, uint32_t i)
         atomic_store(&sl->state, PT_SLOT_ORPHAN);
         return;
     }
-    follow(r, nrh);
+    pt_chain_follow(r, nrh);
     atomic_store_explicit(&sl->state, PT_SLOT_FREE, memory_order_release);
     if (chunk != PT_NONE)
         pt_pool_push(s, chunk);
@@ -178,11 +178,11 @@ PT_STEP int enter(struct pt_handle *h, uint32_t i, uint64_t *lost, bool records)
     struct pt_slot *sl = &pt_slots(s)[i];
     struct pt_rslot *r = &h->rs[i];
     uint64_t rh = atomic_load_explicit(&sl->rhead, memory_order_acquire);
-    if (rh != r->rhead && !resync(h, i, rh, lost))
+    if (rh != r->rhead && !pt_chain_resync(h, i, rh, lost))
         return LOOK_WAIT; /* a stealer is finishing its bookkeeping */
     if (r->chunk == PT_NONE || (r->chunk >= s->nchunks && !records)) {
         if (is_orphan(sl))
-            reclaim_orphan(h, i);
+            pt_chain_reclaim_orphan(h, i);
         return PT_CONS_NONE;
     }
     if (r->chunk >= s->nchunks) {
@@ -206,7 +206,7 @@ PT_STEP int cross(struct pt_handle *h, uint32_t i, uint32_t next, const struct p
     if (d != NULL && next < s->nchunks &&
         (*d->budget == 0 || (int64_t)(pt_chunk(s, next)->seq - d->seq_limit) >= 0))
         return PT_CONS_CUT;
-    if (!advance(h, i, next)) /* the chunk left: consumed */
+    if (!pt_chain_advance(h, i, next)) /* the chunk left: consumed */
         return PT_CONS_NONE;
     if (d != NULL)
         (*d->budget)--;
@@ -248,13 +248,13 @@ PT_STEP int look_record(struct pt_handle *h, uint32_t i, struct pt_cons_rec *p, 
             commit = PT_COMMIT(PT_REC_END, PT_END_BYTES); /* past a corrupt tail */
         else {
             if (is_orphan(sl))
-                reclaim_orphan(h, i);
+                pt_chain_reclaim_orphan(h, i);
             return PT_CONS_NONE;
         }
     }
     if (PT_COMMIT_TYPE(commit) == PT_REC_PENDING) {
         if (is_orphan(sl)) {
-            abandon_pending(h, i); /* its writer died mid-record */
+            pt_chain_abandon_pending(h, i); /* its writer died mid-record */
             return LOOK_AGAIN;
         }
         return PT_CONS_PENDING; /* p->rec.ts was copied after the acquire load */
@@ -345,7 +345,7 @@ PT_STEP int look_extent(struct pt_handle *h, uint32_t i, const struct pt_cons_dr
     struct pt_slot *sl = &pt_slots(s)[i];
     struct pt_rslot *r = &h->rs[i];
     if (is_orphan(sl))
-        abandon_pending(h, i); /* its writer died mid-record */
+        pt_chain_abandon_pending(h, i); /* its writer died mid-record */
     struct pt_cons_extent x = { .ch = pt_chunk(s, r->chunk) };
     x.first = (struct pt_stamp){ 0, true, s->tick0, s->real0_ns }; /* the stream's anchor */
     if (r->has_anchor)
@@ -368,7 +368,7 @@ PT_STEP int look_extent(struct pt_handle *h, uint32_t i, const struct pt_cons_dr
         x.end = atomic_load_explicit(&x.ch->next, memory_order_acquire) != PT_NONE;
     }
     if (!x.end) {
-        reclaim_orphan(h, i); /* drained: its records are taken */
+        pt_chain_reclaim_orphan(h, i); /* drained: its records are taken */
         return PT_CONS_NONE;
     }
     *next = atomic_load_explicit(&x.ch->next, memory_order_acquire);

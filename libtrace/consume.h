@@ -105,6 +105,19 @@ struct pt_cons_drain {
  * PT_CONS_NONE, PT_CONS_PENDING or PT_CONS_CUT. */
 int pt_cons_drain(struct pt_handle *h, uint32_t i, const struct pt_cons_drain *d);
 
+/* The iterator's steps (consume.c), exposed for unit tests of the chain. */
+void pt_chain_follow(struct pt_rslot *r, uint64_t rh);
+/* Leave slot i's chunk, read to its end, for `next`; false (EBADMSG, the
+ * chain no longer followed) when next is out of range or not later than the
+ * chunk left (a loop of chunks), unless rhead moved meanwhile */
+bool pt_chain_advance(struct pt_handle *h, uint32_t i, uint32_t next);
+/* rhead moved to rh: follow it, the events of stolen chunks not consumed
+ * counted lost (and added to *lost_out); false while a stealer has not
+ * finished its bookkeeping */
+bool pt_chain_resync(struct pt_handle *h, uint32_t i, uint64_t rh, uint64_t *lost_out);
+void pt_chain_reclaim_orphan(struct pt_handle *h, uint32_t i);
+void pt_chain_abandon_pending(struct pt_handle *h, uint32_t i);
+
 /* The seqlock re-check: the chunk followed (r->rhead) was stolen since the
  * consumer read slot sl's rhead, so what it read from the chunk since then
  * may be another writer's. */
