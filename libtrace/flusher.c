@@ -1,8 +1,9 @@
 /*
  * Flushing an active stream to its log (Trace Log option).
  *
- * A flush drains every writer slot's chain: the committed records since the
- * last flush are copied, as they are, into EVENTS blocks (one block per chunk
+ * A flush drains every writer slot's chain with the consumer iterator
+ * (consume.c, an extent at a time): the committed records since the last
+ * flush are copied, as they are, into EVENTS blocks (one block per chunk
  * fragment, with the writer's pid, thread and the anchor in effect), consumed
  * chunks go back to the pool, and the events the trace system reports itself
  * (FLUSH_START/STOP, OVERFLOW, RESUME, STOP and START of a full stream) go
@@ -36,14 +37,6 @@ _Static_assert(offsetof(struct pt_rec, commit) == PT_LOGF_R_COMMIT &&
 #define SYS_RESERVE 6 /* ...and room kept for those that frame and end it */
 #define SYS_CAP (SYS_MAX + SYS_RESERVE)
 
-/* A stamp in ticks and the anchor (ticks, CLOCK_REALTIME ns) it is converted
- * with; has_a 0: the anchor read when the system events are written. */
-struct pt_stamp {
-    uint64_t ts;
-    bool has_a;
-    uint64_t a_ticks;
-    int64_t a_ns;
-};
 #define PT_LOGW_BATCH_MAX 256u
 #define PT_FLUSH_PERIOD_NS  (100 * 1000 * 1000)   /* the flusher looks this often */
 #define PT_FLUSH_PARTIAL_NS (1000 * 1000 * 1000)  /* open chunks flushed this often */
@@ -260,64 +253,6 @@ static int emit_sys(struct pt_handle *h, struct pt_flush *f)
     return 0;
 }
 
-/* Walk slot i's committed records from the read position. Returns the end
- * offset; *end: an END record stops it; counts events in *nev and gives the
- * first one's stamp in *first, with the anchor in effect there (*first comes
- * in with the anchor in effect at the read position). */
-static uint32_t walk(struct pt_handle *h, struct pt_chunk *ch, uint32_t off, bool *end,
-                     uint32_t *nev, bool *bad, struct pt_stamp *first)
-{
-    struct pt_shm *s = h->shm;
-    *end = false;
-    while (off < pt_chunk_room(s) + PT_END_BYTES - 4) {
-        struct pt_rec *r = pt_rec_at(ch, off);
-        uint32_t c = atomic_load_explicit(&r->commit, memory_order_acquire);
-        if (c == 0 || PT_COMMIT_TYPE(c) == PT_REC_PENDING)
-            break;
-        if (PT_COMMIT_TYPE(c) == PT_REC_END) {
-            *end = true;
-            break;
-        }
-        if (off + PT_REC_HDR > pt_chunk_room(s) + PT_END_BYTES) {
-            *bad = true; /* no room for a record here: corrupt */
-            break;
-        }
-        struct pt_rec copy;
-        memcpy(&copy, r, sizeof copy);
-        if (!pt_chain_rec_sane(s, c, &copy, off)) {
-            *bad = true;
-            break;
-        }
-        if (PT_COMMIT_TYPE(c) == PT_REC_ANCHOR) {
-            if (*nev == 0)
-                *first = (struct pt_stamp){ 0, true, copy.ts, (int64_t)copy.addr };
-        } else {
-            if (*nev == 0)
-                first->ts = copy.ts;
-            (*nev)++;
-        }
-        off += PT_COMMIT_SIZE(c);
-    }
-    return off;
-}
-
-/* A closed chunk (its next is set) read from the start: its END offset and
- * event count are in its header. The records are checked by the log reader. */
-static bool closed_whole(struct pt_shm *s, struct pt_chunk *ch, uint32_t *off, uint32_t *nev)
-{
-    if (atomic_load_explicit(&ch->next, memory_order_acquire) == PT_NONE)
-        return false;
-    uint32_t e = atomic_load_explicit(&ch->end, memory_order_relaxed);
-    struct pt_rec *r = pt_rec_at(ch, e <= pt_chunk_room(s) ? e : 0); /* END fits past room */
-    if (e > pt_chunk_room(s) || e % 8 != 0 ||
-        atomic_load_explicit(&r->commit, memory_order_relaxed) !=
-            PT_COMMIT(PT_REC_END, PT_END_BYTES))
-        return false; /* not as expected: walk it */
-    *off = e;
-    *nev = atomic_load_explicit(&ch->nrec, memory_order_relaxed);
-    return true;
-}
-
 static bool log_full(struct pt_handle *h, struct pt_flush *f);
 
 /* A new PACKED block for slot i, written by the chunk's writer. */
@@ -342,8 +277,8 @@ static void pack_open(struct pt_handle *h, struct pt_flush *f, uint32_t i,
  * continuing the slot's open block when the writer is the same. A LOOP
  * stream's stealers may take the chunk: copy it first, then check it was
  * not stolen meanwhile (-1: nothing packed). The records were checked by
- * the walk, but the memory is the writers': each is checked again as it is
- * read, and *bad set at one that no longer passes. Returns the events left
+ * the iterator's walk, but the memory is the writers': each is checked
+ * again as it is read, and *bad set at one that no longer passes. Returns the events left
  * out because an UNTIL_FULL log filled (counted lost by the caller).
  */
 static int64_t pack_fragment(struct pt_handle *h, struct pt_flush *f, uint32_t i,
@@ -356,8 +291,7 @@ static int64_t pack_fragment(struct pt_handle *h, struct pt_flush *f, uint32_t i
     const unsigned char *src = (const unsigned char *)pt_rec_at(ch, from);
     if (s->stream_policy == POSIX_TRACE_LOOP) {
         memcpy(f->scratch, src, n);
-        atomic_thread_fence(memory_order_acquire);
-        if (atomic_load_explicit(&pt_slots(s)[i].rhead, memory_order_relaxed) != r->rhead)
+        if (pt_cons_stolen(&pt_slots(s)[i], r))
             return -1;
         src = f->scratch;
     }
@@ -503,80 +437,44 @@ static void gap_events(struct pt_handle *h, struct pt_flush *f, struct pt_rslot 
     add_sys_at(f, POSIX_TRACE_RESUME, first, NULL, 0);
 }
 
+/* What drain_slot's taker needs besides the extent. */
+struct take_ctx {
+    struct pt_flush *f;
+    uint64_t *lost_full;
+};
+
+/* Take an extent of slot i into the batch (pt_cons_take): false when it was
+ * stolen while copied. */
+static bool take_extent(struct pt_handle *h, uint32_t i, struct pt_cons_extent *x, void *ctx)
+{
+    struct take_ctx *c = ctx;
+    struct pt_flush *f = c->f;
+    struct pt_rslot *r = &h->rs[i];
+    int64_t left_out = pack_fragment(h, f, i, x->ch, x->to, &x->bad);
+    if (left_out < 0)
+        return false;
+    if (left_out > 0) {
+        *c->lost_full += (uint64_t)left_out; /* "not yet flushed shall be discarded" */
+        f->dropped = 1;
+    }
+    if (r->gap != 0 && (uint64_t)left_out < x->nev)
+        gap_events(h, f, r, &x->first);
+    f->moved++;
+    return true;
+}
+
 /* Flush slot i: closed chunks always, the open chunk's committed part when
- * `partial`. */
+ * `partial`; the chunks begun since the flush began are the next one's. */
 static void drain_slot(struct pt_handle *h, struct pt_flush *f, uint32_t i, bool partial,
                        uint64_t *lost_full)
 {
-    struct pt_shm *s = h->shm;
-    struct pt_slot *sl = &pt_slots(s)[i];
-    struct pt_rslot *r = &h->rs[i];
-    if (r->bad) /* a corrupt chain, reported once */
-        return;
-    for (int guard = 0; guard < 1 << 20; guard++) {
-        uint64_t rh = atomic_load_explicit(&sl->rhead, memory_order_acquire);
-        if (rh != r->rhead && !pt_chain_resync(h, i, rh, &r->gap)) /* gap: LOOP steals */
-            return;
-        if (r->chunk == PT_NONE || r->chunk >= s->nchunks) {
-            if (atomic_load_explicit(&sl->state, memory_order_acquire) == PT_SLOT_ORPHAN)
-                pt_chain_reclaim_orphan(h, i);
-            return;
-        }
-        if (atomic_load_explicit(&sl->state, memory_order_acquire) == PT_SLOT_ORPHAN)
-            pt_chain_abandon_pending(h, i); /* its writer died mid-record */
-        struct pt_chunk *ch = pt_chunk(s, r->chunk);
-        bool end, bad = false;
-        uint32_t nev = 0;
-        uint32_t off;
-        struct pt_stamp first = { 0, true, s->tick0, s->real0_ns }; /* the log header's */
-        if (r->has_anchor)
-            first = (struct pt_stamp){ 0, true, r->anchor_ts, r->anchor_ns };
-        if (!partial && atomic_load_explicit(&ch->next, memory_order_acquire) == PT_NONE &&
-            atomic_load_explicit(&sl->state, memory_order_acquire) == PT_SLOT_OWNED)
-            return; /* its writer's open chunk: not walked until a partial flush */
-        if (r->off == 0 && r->gap == 0 && closed_whole(s, ch, &off, &nev)) {
-            end = true; /* a whole closed chunk: no need to walk its records */
-        } else {
-            off = walk(h, ch, r->off, &end, &nev, &bad, &first);
-        }
-        if (off > r->off && (end || partial || bad)) {
-            int64_t left_out = pack_fragment(h, f, i, ch, off, &bad);
-            if (left_out < 0)
-                continue; /* stolen: resync */
-            if (left_out > 0) {
-                *lost_full += (uint64_t)left_out; /* "not yet flushed shall be discarded" */
-                f->dropped = 1;
-            }
-            if (r->gap != 0 && (uint64_t)left_out < nev)
-                gap_events(h, f, r, &first);
-            f->moved++;
-            r->off = off;
-            r->delivered += nev;
-        }
-        if (bad) {
-            pt_chain_error(h, EBADMSG);
-            r->off = pt_chunk_room(s); /* skip the rest of this chunk */
-            end = atomic_load_explicit(&ch->next, memory_order_acquire) != PT_NONE;
-        }
-        if (!end) {
-            pt_chain_reclaim_orphan(h, i); /* drained: its records are in the batch */
-            return;
-        }
-        uint32_t next = atomic_load_explicit(&ch->next, memory_order_acquire);
-        if (next == PT_NONE)
-            return;
-        /* a flush takes what the stream held when it began: a chunk begun
-         * since is the next flush's (else chasing a writer as fast as the
-         * flusher would never end) */
-        if (next < s->nchunks &&
-            (f->budget == 0 || (int64_t)(pt_chunk(s, next)->seq - f->seq_limit) >= 0)) {
-            f->cut = true;
-            return;
-        }
-        if (!pt_chain_advance(h, i, next)) /* the chunk left: its records are in the batch */
-            return;
-        f->budget--;
-    }
+    struct take_ctx c = { f, lost_full };
+    struct pt_cons_drain d = {
+        .partial = partial, .seq_limit = f->seq_limit, .budget = &f->budget,
+        .take = take_extent, .ctx = &c,
+    };
+    if (pt_cons_drain(h, i, &d) == PT_CONS_CUT)
+        f->cut = true;
 }
 
 /* A system event of this flush (gaps.c): `when` is its stamp in ticks. */

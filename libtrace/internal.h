@@ -15,6 +15,7 @@
 #include "clock.h"
 #include "copy_small.h"
 #include "shm_layout.h"
+#include "consume.h"
 #include "pt_sizes.h"
 
 #define PT_API __attribute__((visibility("default")))
@@ -350,20 +351,6 @@ struct pt_synth {             /* an event the reader reports itself */
     uint32_t len;
     unsigned char data[sizeof(trace_event_set_t)];
 };
-struct pt_rslot {             /* the reader's view of one writer slot */
-    uint32_t chunk;           /* PT_NONE: not following this slot */
-    uint64_t rhead;           /* value of slot->rhead when we took chunk */
-    uint32_t off;
-    uint32_t delivered;       /* events delivered from chunk */
-    uint64_t stolen_seen;     /* slot->stolen accounted for */
-    uint64_t gap;             /* flusher: events lost before the next one, not yet reported */
-    uint64_t anchor_ts;
-    int64_t anchor_ns;
-    int has_anchor;
-    int bad;                  /* its chain is corrupt: reported once, no longer followed */
-    int seq_known;            /* seq holds the seq of chunk (set by pt_chain_advance) */
-    uint64_t seq;
-};
 struct pt_flush;   /* flusher.c */
 struct pt_logr;    /* logread.c */
 enum { PT_H_ACTIVE = 0, PT_H_PRERECORDED = 1 };
@@ -428,16 +415,7 @@ uint64_t pt_lost_for_status(struct pt_handle *h);
  * START with the filter. */
 bool pt_restart_full(struct pt_handle *h, pt_sys_put *put, uint64_t when);
 
-/* ---- chain.c: following a writer slot's chain (reader and flusher) ---- */
-void pt_chain_error(struct pt_handle *h, uint32_t err);
-void pt_chain_follow(struct pt_rslot *r, uint64_t rh);
-/* Leave slot i's chunk, read to its end, for `next`; false (EBADMSG, the
- * chain no longer followed) when next is out of range or not later than the
- * chunk left (a loop of chunks) */
-bool pt_chain_advance(struct pt_handle *h, uint32_t i, uint32_t next);
-bool pt_chain_resync(struct pt_handle *h, uint32_t i, uint64_t rh, uint64_t *lost_out);
-void pt_chain_reclaim_orphan(struct pt_handle *h, uint32_t i);
-void pt_chain_abandon_pending(struct pt_handle *h, uint32_t i);
+/* ---- a record of a chain, checked (the consumer, consume.c; an adopting writer) ---- */
 /* A record of a chain at chunk offset off, its header read into rec: well
  * formed and within the chunk (the memory is the writers': check before use). */
 static inline bool pt_chain_rec_sane(struct pt_shm *s, uint32_t commit, const struct pt_rec *rec,

@@ -12,6 +12,7 @@ libtrace_libposixtrace_la_SOURCES = \
 	libtrace/clock_info.c \
 	libtrace/attr.c \
 	libtrace/eventset.c \
+	libtrace/tagged.h \
 	libtrace/pool.c \
 	libtrace/shm.c \
 	libtrace/fault.c \
@@ -19,7 +20,8 @@ libtrace_libposixtrace_la_SOURCES = \
 	libtrace/process.c \
 	libtrace/clone.c \
 	libtrace/record.c \
-	libtrace/chain.c \
+	libtrace/consume.h \
+	libtrace/consume.c \
 	libtrace/gaps.c \
 	libtrace/reader.c \
 	libtrace/handle.c \

@@ -8,25 +8,21 @@
  * was read it was visible to the look. So events of calls that do not overlap
  * are reported in order (doc/semantics.md).
  *
- * The shared memory is untrusted: every offset, size, index and length read
- * from it is checked; a bad record is skipped with the rest of its chunk and
- * reported as POSIX_TRACE_ERROR (EBADMSG).
+ * A slot's events come from the consumer iterator (consume.c), a record at a
+ * time. The shared memory is untrusted: every offset, size, index and length
+ * read from it is checked; a bad record is skipped with the rest of its chunk
+ * and reported as POSIX_TRACE_ERROR (EBADMSG).
  *
  * LOOP stealers may take the chunk being read: every read of a chunk is
- * validated afterwards against the slot's rhead word (a seqlock), and a
- * stolen chunk's events not yet reported are counted lost exactly.
+ * validated afterwards against the slot's rhead word (a seqlock: the
+ * iterator's look, and deliver's copy of the data), and a stolen chunk's
+ * events not yet reported are counted lost exactly.
  */
 #include "internal.h"
 #include "logread.h"
 #include <string.h>
 
 #define PT_READER_NAP_NS (1000 * 1000) /* 1 ms */
-
-struct pt_peek {               /* a validated copy of a record header */
-    struct pt_rec rec;
-    uint32_t pid;
-    uint64_t thread;
-};
 
 void pt_reader_init(struct pt_handle *h)
 {
@@ -90,111 +86,8 @@ static void push_synth(struct pt_handle *h, trace_event_id_t id, int64_t ns, con
         memcpy(e->data, d, len);
 }
 
-
-
-
-
-
-/* Drop the rest of a corrupt chunk: wait for its successor, if any. */
-static void skip_chunk(struct pt_handle *h, uint32_t i)
-{
-    pt_chain_error(h, EBADMSG);
-    h->rs[i].off = pt_chunk_room(h->shm); /* reads as "no more" until a next appears */
-}
-
-/*
- * Move slot i's read position to its next event. PEEK_EVENT: *p holds it;
- * PEEK_NONE: nothing now; PEEK_PENDING: its writer is in the middle of a
- * record stamped p->rec.ts, or of a chunk switch or steal (ts unknown: 0), and
- * no later event may be reported before it.
- */
-enum { PEEK_NONE = 0, PEEK_EVENT = 1, PEEK_PENDING = 2 };
-static int peek(struct pt_handle *h, uint32_t i, struct pt_peek *p)
-{
-    struct pt_shm *s = h->shm;
-    struct pt_slot *sl = &pt_slots(s)[i];
-    struct pt_rslot *r = &h->rs[i];
-    if (r->bad)
-        return PEEK_NONE;
-    for (int guard = 0; guard < 1 << 20; guard++) {
-        uint64_t rh = atomic_load_explicit(&sl->rhead, memory_order_acquire);
-        if (rh != r->rhead && !pt_chain_resync(h, i, rh, NULL)) {
-            p->rec.ts = 0;
-            return PEEK_PENDING; /* a stealer is finishing its bookkeeping */
-        }
-        if (r->chunk == PT_NONE) {
-            if (atomic_load_explicit(&sl->state, memory_order_acquire) == PT_SLOT_ORPHAN)
-                pt_chain_reclaim_orphan(h, i);
-            return 0;
-        }
-        if (r->chunk >= s->nchunks) {
-            pt_chain_error(h, EBADMSG);
-            r->bad = 1;
-            return 0;
-        }
-        struct pt_chunk *ch = pt_chunk(s, r->chunk);
-        uint32_t commit = 0;
-        if (r->off < pt_chunk_room(s) + PT_END_BYTES - 4)
-            commit = atomic_load_explicit(&pt_rec_at(ch, r->off)->commit, memory_order_acquire);
-        struct pt_rec *rec = pt_rec_at(ch, r->off);
-        if (commit != 0 && PT_COMMIT_TYPE(commit) != PT_REC_END) {
-            if (r->off + PT_REC_HDR <= pt_chunk_room(s) + PT_END_BYTES)
-                memcpy(&p->rec, rec, sizeof p->rec);
-            else /* a PENDING where the END goes: only its 16 bytes are there */
-                p->rec.ts = rec->ts;
-            p->pid = ch->pid;
-            p->thread = ch->thread;
-        }
-        uint32_t next = atomic_load_explicit(&ch->next, memory_order_acquire);
-        atomic_thread_fence(memory_order_acquire);
-        if (atomic_load_explicit(&sl->rhead, memory_order_relaxed) != r->rhead)
-            continue; /* stolen while we looked */
-        if (commit == 0) {
-            if (next != PT_NONE && r->off >= pt_chunk_room(s))
-                commit = PT_COMMIT(PT_REC_END, PT_END_BYTES); /* past a corrupt tail */
-            else {
-                if (atomic_load_explicit(&sl->state, memory_order_acquire) == PT_SLOT_ORPHAN)
-                    pt_chain_reclaim_orphan(h, i);
-                return 0;
-            }
-        }
-        if (PT_COMMIT_TYPE(commit) == PT_REC_PENDING) {
-            if (atomic_load_explicit(&sl->state, memory_order_acquire) == PT_SLOT_ORPHAN) {
-                pt_chain_abandon_pending(h, i); /* its writer died mid-record */
-                continue;
-            }
-            return PEEK_PENDING; /* p->rec.ts was copied after the acquire load */
-        }
-        if (!pt_chain_rec_sane(s, commit, &p->rec, r->off) && PT_COMMIT_TYPE(commit) != PT_REC_END) {
-            skip_chunk(h, i);
-            continue;
-        }
-        switch (PT_COMMIT_TYPE(commit)) {
-        case PT_REC_ANCHOR:
-            r->anchor_ts = p->rec.ts;
-            r->anchor_ns = (int64_t)p->rec.addr;
-            r->has_anchor = 1;
-            r->off += PT_REC_HDR;
-            continue;
-        case PT_REC_END:
-            if (next == PT_NONE) {
-                p->rec.ts = 0;
-                return PEEK_PENDING; /* its writer is linking the next chunk */
-            }
-            if (!pt_chain_advance(h, i, next))
-                return 0;
-            continue;
-        default:
-            return PEEK_EVENT;
-        }
-    }
-    pt_chain_error(h, EBADMSG); /* a chain that never ends (a loop of chunks) */
-    r->bad = 1;
-    return PEEK_NONE;
-}
-
 /* Copy the chosen event out, then check it was not stolen meanwhile. */
-static bool deliver(struct pt_handle *h, uint32_t i, const struct pt_peek *p,
+static bool deliver(struct pt_handle *h, uint32_t i, const struct pt_cons_rec *p,
                     struct posix_trace_event_info *ev, void *data, size_t num, size_t *len)
 {
     struct pt_shm *s = h->shm;
@@ -203,8 +96,7 @@ static bool deliver(struct pt_handle *h, uint32_t i, const struct pt_peek *p,
     size_t n = p->rec.len < num ? p->rec.len : num;
     if (n)
         memcpy(data, pt_rec_at(ch, r->off) + 1, n);
-    atomic_thread_fence(memory_order_acquire);
-    if (atomic_load_explicit(&pt_slots(s)[i].rhead, memory_order_relaxed) != r->rhead)
+    if (pt_cons_stolen(&pt_slots(s)[i], r))
         return false;
     ev->posix_event_id = p->rec.id;
     ev->posix_pid = (pid_t)p->pid;
@@ -285,13 +177,17 @@ static int try_read(struct pt_handle *h, struct posix_trace_event_info *ev, void
         uint32_t best = PT_NONE, pending = 0;
         bool busy = false;        /* a writer mid-record: hold back later events */
         uint64_t busy_ts = 0;     /* the earliest such record's stamp; 0: unknown */
-        struct pt_peek bp = {0}, p = {0};
+        struct pt_cons_rec bp = {0}, p = {0};
         for (uint32_t i = 0; i < hwm; i++) {
-            int k = peek(h, i, &p);
-            if (k == PEEK_NONE)
+            /* each slot's next event (consume.c); PT_CONS_PENDING: its writer
+             * is in the middle of a record stamped p.rec.ts, or of a chunk
+             * switch or steal (ts unknown: 0), and no later event may be
+             * reported before it */
+            int k = pt_cons_record(h, i, &p);
+            if (k == PT_CONS_NONE)
                 continue;
             pending++;
-            if (k == PEEK_PENDING) {
+            if (k == PT_CONS_PENDING) {
                 if (!busy || p.rec.ts == 0 || (busy_ts != 0 && (int64_t)(p.rec.ts - busy_ts) < 0))
                     busy_ts = p.rec.ts;
                 busy = true;
@@ -421,10 +317,10 @@ int pt_read_next(struct pt_handle *h, struct posix_trace_event_info *ev, void *d
 void pt_reader_drain(struct pt_handle *h)
 {
     struct pt_shm *s = h->shm;
-    struct pt_peek p;
+    struct pt_cons_rec p;
     uint32_t hwm = atomic_load(&s->slots_hwm);
     for (uint32_t i = 0; i < hwm && i < PT_NSLOTS; i++) {
-        while (peek(h, i, &p) == PEEK_EVENT)
+        while (pt_cons_record(h, i, &p) == PT_CONS_REC)
             h->rs[i].off += PT_REC_HDR + pt_round8(p.rec.len);
     }
     h->nsynth = h->synth_pos = 0;

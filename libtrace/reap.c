@@ -5,8 +5,8 @@
  * or flusher, in the controller, where system calls are allowed) looks now
  * and then at the processes owning slots: the slots of one that is gone
  * (/proc says so, or its pid now names a process started at another time)
- * become orphans; chain.c then withdraws their pending record, counting it
- * lost, and reclaims them once drained.
+ * become orphans; the consumer (consume.c) then withdraws their pending
+ * record, counting it lost, and reclaims them once drained.
  */
 #include "internal.h"
 

@@ -20,6 +20,7 @@
  * process's private first page (pt_shm_check) before it is used.
  */
 #include "internal.h"
+#include "tagged.h"
 #include <posixtrace/events.h>
 #include <string.h>
 #include <sys/syscall.h>
@@ -88,7 +89,7 @@ static uint32_t steal_oldest(struct pt_shm *s)
         struct pt_slot *v = &pt_slots(s)[best];
         struct pt_chunk *ch = pt_chunk(s, (uint32_t)best_rh);
         uint32_t next = atomic_load_explicit(&ch->next, memory_order_acquire);
-        uint64_t nrh = (((best_rh >> 32) + 1) << 32) | next;
+        uint64_t nrh = pt_tag_next(best_rh, next);
         if (next != PT_NONE &&
             atomic_compare_exchange_strong(&v->rhead, &best_rh, nrh)) {
             uint64_t n = atomic_load_explicit(&ch->nrec, memory_order_relaxed);
@@ -207,7 +208,7 @@ static bool switch_chunk(struct pt_shm *s, struct pt_slot *sl, struct pt_wcur *c
         atomic_store_explicit(&och->next, c, memory_order_release);
     } else {
         uint64_t rh = atomic_load_explicit(&sl->rhead, memory_order_relaxed);
-        atomic_store_explicit(&sl->rhead, (((rh >> 32) + 1) << 32) | c, memory_order_release);
+        atomic_store_explicit(&sl->rhead, pt_tag_next(rh, c), memory_order_release);
     }
     sl->wchunk = c; /* published: for an adopter, and the reported size (stream.c) */
     cur->wchunk = c;
