@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for the trace-log reader (libtrace/logread*.c): the input
+ * libFuzzer target for the trace-log reader (libtrace/log/logread*.c): the input
  * is a log file (doc/log-format.md). See fuzz/README.md.
  *
  * Random bytes almost never carry right checksums, which would stop the
@@ -21,10 +21,10 @@
 #include <unistd.h>
 #include <xxhash.h>
 
-#include "logread.h"
-#include "log_format.h"
+#include "log/logread.h"
+#include "log/log_format.h"
 
-/* libtrace/names.c brings in the whole library; the reader only needs this. */
+/* libtrace/api/names.c brings in the whole library; the reader only needs this. */
 const char *pt_sys_name(trace_event_id_t id);
 const char *pt_sys_name(trace_event_id_t id)
 {

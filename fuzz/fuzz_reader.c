@@ -1,5 +1,5 @@
 /*
- * libFuzzer target for the live stream reader (libtrace/reader.c, consume.c,
+ * libFuzzer target for the live stream reader (libtrace/ring/reader.c, consume.c,
  * reap.c, names.c, gaps.c): any process that records into a stream can
  * write every byte of its shared memory but the creator's private first
  * page (doc/design.md, "Untrusted stream memory"). See fuzz/README.md.

@@ -15,16 +15,16 @@ FUZZ_CFLAGS = -g -O1 -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=u
 	-std=c11 -D_GNU_SOURCE -Wall -Wextra -Werror
 FUZZ_SRCS = \
 	$(srcdir)/fuzz/fuzz_logread.c \
-	$(srcdir)/libtrace/logread.c \
-	$(srcdir)/libtrace/logread_scan.c \
-	$(srcdir)/libtrace/logread_payload.c \
-	$(srcdir)/libtrace/logread_events.c \
-	$(srcdir)/libtrace/logread_gaps.c \
-	$(srcdir)/libtrace/attr.c
+	$(srcdir)/libtrace/log/logread.c \
+	$(srcdir)/libtrace/log/logread_scan.c \
+	$(srcdir)/libtrace/log/logread_payload.c \
+	$(srcdir)/libtrace/log/logread_events.c \
+	$(srcdir)/libtrace/log/logread_gaps.c \
+	$(srcdir)/libtrace/api/attr.c
 FUZZ_HDRS = \
-	$(srcdir)/libtrace/logread.h \
-	$(srcdir)/libtrace/logread_int.h \
-	$(srcdir)/libtrace/pt_sizes.h \
+	$(srcdir)/libtrace/log/logread.h \
+	$(srcdir)/libtrace/log/logread_int.h \
+	$(srcdir)/libtrace/ring/pt_sizes.h \
 	$(srcdir)/include/trace.h
 
 fuzz/fuzz_logread: $(FUZZ_SRCS) $(FUZZ_HDRS)
@@ -36,7 +36,7 @@ fuzz/fuzz_logread: $(FUZZ_SRCS) $(FUZZ_HDRS)
 fuzz/fuzz_reader: $(srcdir)/fuzz/fuzz_reader.c $(libtrace_libposixtrace_la_SOURCES)
 	@$(MKDIR_P) fuzz
 	$(CLANG) $(FUZZ_CFLAGS) -I$(srcdir)/include -I$(srcdir)/libtrace -o $@ \
-	  $(srcdir)/fuzz/fuzz_reader.c $(srcdir)/libtrace/*.c $(XXHASH_LIBS) -lpthread
+	  $(srcdir)/fuzz/fuzz_reader.c $(srcdir)/libtrace/*/*.c $(XXHASH_LIBS) -lpthread
 
 fuzz-reader: fuzz/fuzz_reader
 	rm -rf fuzz/reader-corpus-run fuzz/reader-artifacts

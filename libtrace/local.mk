@@ -1,52 +1,63 @@
-# libposixtrace sources (included from the top-level Makefile.am).
+# libposixtrace sources (included from the top-level Makefile.am), one
+# folder a subsystem (doc/design.md "Source map"): ring/ (a stream's shared
+# memory: layout, pool, recording, the consumer, the live reader, the clock),
+# log/ (Trace Log: flusher, writer, reader), xproc/ (other processes: inbox,
+# discovery, remote, exec), proc/ (this process as a traced one), api/ (the
+# standard's functions, handles, names). internal.h includes each folder's
+# header, which states its invariants.
 lib_LTLIBRARIES += libtrace/libposixtrace.la
 libtrace_libposixtrace_la_SOURCES = \
 	libtrace/internal.h \
-	libtrace/shm_layout.h \
-	libtrace/inbox_layout.h \
-	libtrace/log_format.h \
-	libtrace/pt_sizes.h \
-	libtrace/pt_bounds.h \
-	libtrace/clock.h \
-	libtrace/clock.c \
-	libtrace/clock_info.c \
-	libtrace/attr.c \
-	libtrace/eventset.c \
-	libtrace/tagged.h \
-	libtrace/pool.c \
-	libtrace/shm.c \
-	libtrace/fault.c \
-	libtrace/names.c \
-	libtrace/process.c \
-	libtrace/clone.c \
-	libtrace/record.c \
-	libtrace/consume.h \
-	libtrace/consume.c \
-	libtrace/gaps.c \
-	libtrace/reader.c \
-	libtrace/handle.c \
-	libtrace/slock.c \
-	libtrace/stream.c \
-	libtrace/logread.h \
-	libtrace/logread_int.h \
-	libtrace/logread.c \
-	libtrace/logread_scan.c \
-	libtrace/logread_payload.c \
-	libtrace/logread_events.c \
-	libtrace/logread_gaps.c \
-	libtrace/logpack.h \
-	libtrace/logwrite.h \
-	libtrace/logwrite.c \
-	libtrace/flusher.c \
-	libtrace/exec.c \
-	libtrace/exec_args.h \
-	libtrace/copy_small.h \
-	libtrace/events_table.c \
-	libtrace/procfs.c \
-	libtrace/inbox.c \
-	libtrace/discover.c \
-	libtrace/remote.c \
-	libtrace/reap.c
+	libtrace/ring/ring.h \
+	libtrace/proc/proc.h \
+	libtrace/xproc/xproc.h \
+	libtrace/api/api.h \
+	libtrace/log/log.h \
+	libtrace/ring/shm_layout.h \
+	libtrace/xproc/inbox_layout.h \
+	libtrace/log/log_format.h \
+	libtrace/ring/pt_sizes.h \
+	libtrace/ring/pt_bounds.h \
+	libtrace/ring/clock.h \
+	libtrace/ring/clock.c \
+	libtrace/api/clock_info.c \
+	libtrace/api/attr.c \
+	libtrace/api/eventset.c \
+	libtrace/ring/tagged.h \
+	libtrace/ring/pool.c \
+	libtrace/ring/shm.c \
+	libtrace/ring/fault.c \
+	libtrace/api/names.c \
+	libtrace/proc/process.c \
+	libtrace/proc/clone.c \
+	libtrace/ring/record.c \
+	libtrace/ring/consume.h \
+	libtrace/ring/consume.c \
+	libtrace/ring/gaps.c \
+	libtrace/ring/reader.c \
+	libtrace/api/handle.c \
+	libtrace/ring/slock.c \
+	libtrace/api/stream.c \
+	libtrace/log/logread.h \
+	libtrace/log/logread_int.h \
+	libtrace/log/logread.c \
+	libtrace/log/logread_scan.c \
+	libtrace/log/logread_payload.c \
+	libtrace/log/logread_events.c \
+	libtrace/log/logread_gaps.c \
+	libtrace/log/logpack.h \
+	libtrace/log/logwrite.h \
+	libtrace/log/logwrite.c \
+	libtrace/log/flusher.c \
+	libtrace/xproc/exec.c \
+	libtrace/xproc/exec_args.h \
+	libtrace/ring/copy_small.h \
+	libtrace/api/events_table.c \
+	libtrace/xproc/procfs.c \
+	libtrace/xproc/inbox.c \
+	libtrace/xproc/discover.c \
+	libtrace/xproc/remote.c \
+	libtrace/xproc/reap.c
 libtrace_libposixtrace_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libtrace
 libtrace_libposixtrace_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 libtrace_libposixtrace_la_LDFLAGS = -version-info 0:0:0 -no-undefined

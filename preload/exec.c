@@ -22,7 +22,7 @@
 #include "shim.h"
 
 #include <stdarg.h>
-#include "../libtrace/exec_args.h"
+#include "../libtrace/xproc/exec_args.h"
 #include <sys/syscall.h>
 #include <unistd.h>
 

@@ -5,7 +5,7 @@
  * length word); a cut field sets POSIXTRACE_CALL_DATA_CUT.
  */
 #include "shim.h"
-#include "../libtrace/copy_small.h"
+#include "../libtrace/ring/copy_small.h"
 
 #include <signal.h>
 #include <string.h>

@@ -37,7 +37,7 @@
 
 #include <posixtrace/events.h>
 #include <posixtrace/record.h>
-#include "../libtrace/pt_sizes.h"
+#include "../libtrace/ring/pt_sizes.h"
 
 #define SHIM_API __attribute__((visibility("default")))
 #define SHIM_NOINLINE __attribute__((noinline))
@@ -60,7 +60,7 @@ static inline void *shim_get(void **slot, const char *name)
 #define NEXT(name) ((name##_fn)shim_get(&real_##name, #name))
 
 /* ---- core.c: configuration, the trace system's own code, thread ids ---- */
-/* A payload is a system event's data: the one limit (libtrace/pt_sizes.h). */
+/* A payload is a system event's data: the one limit (libtrace/ring/pt_sizes.h). */
 #define SHIM_PAYLOAD_MAX PT_SYS_DATA_BYTES
 #define SHIM_STACK_MAX 64u
 _Static_assert(SHIM_PAYLOAD_MAX <= PT_SYS_DATA_BYTES,

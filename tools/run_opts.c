@@ -4,7 +4,7 @@
  */
 #include "run.h"
 
-#include "../libtrace/pt_sizes.h"
+#include "../libtrace/ring/pt_sizes.h"
 
 #include <limits.h>
 #include <stdlib.h>

@@ -3,7 +3,7 @@
  * (event set, -Z/-z, --pid, --tid, time window), then the summary and the
  * output, and the processes' ends (proc_end.c).
  */
-#include "../libtrace/pt_bounds.h"
+#include "../libtrace/ring/pt_bounds.h"
 #include "ptools.h"
 
 #include <string.h>
@@ -64,7 +64,7 @@ static gboolean selected(struct pt_sink *k, const struct pt_event *e)
 }
 
 /* An OVERFLOW's count of lost events. The library never reports more than
- * PT_LOST_MAX lost in all (libtrace/pt_bounds.h): a count that would take the
+ * PT_LOST_MAX lost in all (libtrace/ring/pt_bounds.h): a count that would take the
  * total past it is corrupt, counted as a trace error, never printed. */
 static void add_lost(struct pt_sink *k, const struct pt_event *e)
 {

@@ -20,7 +20,7 @@
  * POSIX_TRACE_TRUNCATED_RECORD; decoders show what is there and stop. The
  * shim itself keeps every payload within 1024 bytes, the system event data
  * limit that the library, its log writer and its log reader share
- * (libtrace/pt_sizes.h, PT_SYS_DATA_BYTES): it cuts variable fields to fit
+ * (libtrace/ring/pt_sizes.h, PT_SYS_DATA_BYTES): it cuts variable fields to fit
  * and then sets POSIXTRACE_CALL_DATA_CUT.
  *
  * Any change to an existing event's fields bumps POSIXTRACE_PAYLOAD_VERSION

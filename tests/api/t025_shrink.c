@@ -93,7 +93,7 @@ static void trunc_own_maps(void)
     }
 }
 
-/* The /dev/shm objects of streams (posixtrace-PID-START-KEY, libtrace/shm.c)
+/* The /dev/shm objects of streams (posixtrace-PID-START-KEY, libtrace/ring/shm.c)
  * of controller pid (another user's; 0: of any controller). */
 static void trunc_named(pid_t pid)
 {

@@ -4,7 +4,7 @@ log silently lost whole blocks while posixtrace-run reported "0 lost").
 
 The limits: a user event carries at most max-data-size bytes
 (posix_trace_attr_getmaxdatasize.3p.txt; at most 65536 here), a system event
-at most 1024 (doc/log-format.md "Limits", libtrace/pt_sizes.h); longer data is
+at most 1024 (doc/log-format.md "Limits", libtrace/ring/pt_sizes.h); longer data is
 cut and marked POSIX_TRACE_TRUNCATED_RECORD (posix_trace_event.3p.txt). Paths:
 live reads (posix_trace_trygetnext_event.3p.txt, posixtrace-run's live
 output), a FLUSH log with explicit posix_trace_flush (posix_trace_flush.3p.txt),

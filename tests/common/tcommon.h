@@ -148,7 +148,7 @@ static inline int tc_find_maps(const char *has, const char *hasnt, struct tc_map
 }
 
 /* Where the stream mapped as m starts: a process that attached a stream it
- * did not create keeps its first page as a private copy (libtrace/shm.c,
+ * did not create keeps its first page as a private copy (libtrace/ring/shm.c,
  * pt_shm_check), so the object's mapping starts at offset 4096 there, right
  * after that page. 0: m is not the start of a stream's mapping. */
 static inline uintptr_t tc_stream_base(const struct tc_map *m)

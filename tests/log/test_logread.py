@@ -539,7 +539,7 @@ def test_invalid_blocks_skipped(tmp_path):
     and 64 bits, ids <= 2047, len <= max(max_data_size, 1024) and within the
     payload, exactly filling it; an OVERFLOW (id 3) whose data is not an 8-byte
     count <= 2^56, an ERROR (id 7) whose data is not a 4-byte errno 1..133
-    (doc/log-format.md "Limits", libtrace/pt_bounds.h); STATUS of 40 bytes with values <trace.h>
+    (doc/log-format.md "Limits", libtrace/ring/pt_bounds.h); STATUS of 40 bytes with values <trace.h>
     defines; slots 0..255 or 0xFFFF; seq >= 1.  Each bad block (with a right
     checksum) is skipped: the events, names and status of the other blocks are
     read as if it were not there."""
@@ -633,8 +633,8 @@ def test_fuzz_short(tmp_path):
         pytest.skip("clang not found (needed for the libFuzzer target)")
     src = srcdir()
     exe = os.path.join(str(tmp_path), "fuzz_logread")
-    srcs = [os.path.join(src, "fuzz", "fuzz_logread.c"), os.path.join(src, "libtrace", "attr.c")]
-    srcs += sorted(glob.glob(os.path.join(src, "libtrace", "logread*.c")))
+    srcs = [os.path.join(src, "fuzz", "fuzz_logread.c"), os.path.join(src, "libtrace", "api", "attr.c")]
+    srcs += sorted(glob.glob(os.path.join(src, "libtrace", "log", "logread*.c")))
     cmd = [clang, "-g", "-O1", "-fsanitize=fuzzer,address,undefined",
            "-fno-sanitize-recover=undefined", "-std=c11", "-D_GNU_SOURCE", "-Wall", "-Wextra",
            "-Werror", "-I" + os.path.join(src, "include"), "-I" + os.path.join(src, "libtrace"),

@@ -4,7 +4,7 @@ event), by tools/gen-events-doc: this test fails when the checked-in doc
 differs from what the definition gives, and names the first line that does.
 `make events-doc` rewrites the tables (this file with --update).
 
-The library's table (posixtrace_event_descs[], libtrace/events_table.c) and
+The library's table (posixtrace_event_descs[], libtrace/api/events_table.c) and
 the ids (<posixtrace/events.h>) are expanded from the same file."""
 import os
 import re

@@ -1,5 +1,5 @@
 /*
- * t300_pool: libtrace's free-chunk pool (libtrace/pool.c) called directly: a
+ * t300_pool: libtrace's free-chunk pool (libtrace/ring/pool.c) called directly: a
  * lock-free LIFO of chunk indices whose top word carries a tag against ABA,
  * and a bump counter for chunks never used. Cases: fresh chunks in order,
  * LIFO order, exhaustion, the tag bumped by every push and pop (and a stale

@@ -1,6 +1,6 @@
 /*
  * t301_chain: following a writer slot's chain of chunks from the consumer
- * side (libtrace/consume.c) called directly, over a stream laid out in private
+ * side (libtrace/ring/consume.c) called directly, over a stream laid out in private
  * memory: pt_chain_advance (the next chunk's seq must be later, so a loop of
  * chunks or an index out of range ends the chain with EBADMSG, unless a
  * stealer moved rhead meanwhile), pt_chain_resync (rhead moved: a writer's

@@ -1,8 +1,8 @@
 /*
  * t302_logpack: the PACKED record encoding of trace logs (doc/log-format.md)
  * tested directly: records packed by the flusher's encoder
- * (libtrace/logpack.h, pt_pack_put) and read back by the log reader's
- * decoder (libtrace/logread_payload.c, lr_packed_rec) come back field for
+ * (libtrace/log/logpack.h, pt_pack_put) and read back by the log reader's
+ * decoder (libtrace/log/logread_payload.c, lr_packed_rec) come back field for
  * field and byte for byte, and packing what was read gives the same bytes;
  * a block that cannot take a record is left untouched; the varint and
  * zigzag limits; every malformed or cut record is refused by the reader.
@@ -13,8 +13,8 @@
 
 /* libtrace's (-I libtrace: tests/unit/local.mk) */
 #include "internal.h"
-#include "logpack.h"
-#include "logread_int.h"
+#include "log/logpack.h"
+#include "log/logread_int.h"
 
 #define MAX_LEN 4096u /* the largest data length the reader is told to accept */
 

@@ -20,7 +20,7 @@
  *   members  member table entries made valid with chosen pids (the
  *            controller, init, random) and descriptor numbers (0..1023, -1)
  *   counters the stream's lost count raised by 2^55 (each step within the
- *            bound of libtrace/pt_bounds.h, their sum soon beyond it) and
+ *            bound of libtrace/ring/pt_bounds.h, their sum soon beyond it) and
  *            its pending error set to a value that is no errno
  *   loop     chunk chains made loops: each linked chunk's successor linked
  *            back to it (a consumer that followed them would read the same
@@ -84,7 +84,7 @@ static int stream_regions(struct region *r, int max)
     return n;
 }
 
-/* A stream's first page is its struct pt_shm (libtrace/shm_layout.h); in a
+/* A stream's first page is its struct pt_shm (libtrace/ring/shm_layout.h); in a
  * process that attached it, a private copy just before the shared mapping. */
 static struct pt_shm *stream_head(const struct region *r)
 {

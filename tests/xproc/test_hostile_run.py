@@ -91,7 +91,7 @@ def test_corrupt_counters_never_printed(tmp_path, output):
 def test_chunk_loops_read_once(tmp_path):
     """Chunk chains that a target links into loops are read once, not again
     and again: the flusher (like the reader) requires each chunk of a chain
-    to be later (seq) than the one before (libtrace/consume.c,
+    to be later (seq) than the one before (libtrace/ring/consume.c,
     pt_chain_advance), reports the chain as corrupt (posix_trace_error,
     EBADMSG) and follows it no more. Before, the log of a 2 s run grew to
     gigabytes of the same records."""

@@ -2,7 +2,7 @@
 posixtrace-run (issue 13 items 4 and 8; doc/tools.md, "Processes not
 traced"): one line "pid N (PROGRAM): not traced: REASON" each, and
 ", K not traced" on the summary line. A set-user-ID program never joins the
-trace of a less privileged controller (libtrace/discover.c), and joins a
+trace of a less privileged controller (libtrace/xproc/discover.c), and joins a
 root controller's.
 """
 import json

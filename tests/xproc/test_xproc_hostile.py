@@ -54,7 +54,7 @@ def test_fuzz_reader_short(tmp_path):
     src = srcdir()
     exe = os.path.join(str(tmp_path), "fuzz_reader")
     srcs = [os.path.join(src, "fuzz", "fuzz_reader.c")]
-    srcs += sorted(glob.glob(os.path.join(src, "libtrace", "*.c")))
+    srcs += sorted(glob.glob(os.path.join(src, "libtrace", "*", "*.c")))
     cmd = [clang, "-g", "-O1", "-fsanitize=fuzzer,address,undefined",
            "-fno-sanitize-recover=undefined", "-std=c11", "-D_GNU_SOURCE", "-Wall", "-Wextra",
            "-Werror", "-I" + os.path.join(src, "include"), "-I" + os.path.join(src, "libtrace"),

@@ -4,7 +4,7 @@ steer, hang or kill through its controller").  Program: tests/xproc/t056_xproc_l
 (helpers tests/common/xproc.h).
 
 Design (doc/design.md, "Other processes"): the stream's names table is guarded by
-a plain lock word holding its holder's thread id (libtrace/slock.c), never a
+a plain lock word holding its holder's thread id (libtrace/ring/slock.c), never a
 robust mutex whose list pointers the controller would follow; every wait on it
 has a deadline and a dead holder is taken over.  Inbox entries are claimed by CAS
 on their state word, with no lock at all.  A privileged controller's alive page
@@ -60,7 +60,7 @@ def test_inbox_entries_busy_and_flipped():
     """T marks all 64 entries of its inbox BUSY: posix_trace_create for T returns
     EAGAIN at once (< 0.5 s; nothing waits for the target).  Then T marks them
     BUSY as claimed by a process that is gone (a controller killed between
-    claiming an entry and posting its stream, libtrace/inbox.c): a create
+    claiming an entry and posting its stream, libtrace/xproc/inbox.c): a create
     takes one back and returns 0.  Then a thread of T
     flips entry state words at random (FREE, BUSY, POSTED, 0xffffffff) and
     writes garbage where the inbox lock was, during 30 create + start + shutdown

@@ -1,0 +1,738 @@
+/*
+ * The recording path: posix_trace_event() and the system events.
+ *
+ * Lock-free, allocation-free, system-call-free (but for waking a reader that
+ * sleeps), async-signal-safe. Each (thread, stream, nesting level) owns a
+ * writer slot whose chain of chunks only it appends to, so recording an
+ * event is a plain single-producer write:
+ *   1. store the timestamp, then PENDING in the commit word (release);
+ *   2. write the record body at the cursor's wpos in the current chunk;
+ *   3. store 0 into the commit word just after it (the next record's);
+ *   4. store the record's commit word (release).
+ * A reader that sees a commit word also sees everything written before it.
+ * Shared words are written once per chunk (pool pop, chunk_seq), never per event.
+ *
+ * The write cursor (struct pt_wcur: chunk, position, end, anchor) is this
+ * process's own memory, never the shared slot: every process of a stream can
+ * write the slot, and a cursor read from there would let one make another
+ * write where it chooses. Every chunk index taken from shared memory (the
+ * pool, a steal, an adopted slot) is checked against the geometry of the
+ * process's private first page (pt_shm_check) before it is used.
+ */
+#include "../internal.h"
+#include "tagged.h"
+#include <posixtrace/events.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+
+struct pt_wcur pt_wcurs[PT_MAX_ATTACH * PT_NSLOTS];
+
+void pt_wake_readers(struct pt_shm *s)
+{
+    if (atomic_exchange_explicit(&s->waiters, 0, memory_order_acq_rel) != 0) {
+        atomic_fetch_add_explicit(&s->wake_seq, 1, memory_order_release);
+        pt_futex_wake(&s->wake_seq, 1 << 30);
+    }
+}
+
+void pt_note_loss(struct pt_shm *s, uint64_t n, uint32_t err)
+{
+    atomic_fetch_add_explicit(&s->lost, n, memory_order_relaxed);
+    atomic_store_explicit(&s->overrun, 1, memory_order_relaxed);
+    if (err != 0) {
+        uint32_t zero = 0;
+        atomic_compare_exchange_strong(&s->error_pending, &zero, err);
+    }
+}
+
+/* UNTIL_FULL: the stream stops by itself when it has no space left. */
+static void mark_full(struct pt_shm *s, uint64_t ts)
+{
+    uint32_t run = PT_ST_RUNNING;
+    /* where this period's losses start, for the reader's per-gap counts */
+    atomic_store(&s->full_lost, atomic_load(&s->lost));
+    if (atomic_compare_exchange_strong(&s->state, &run, PT_ST_FULL)) {
+        atomic_store(&s->full_ts, ts);
+        atomic_fetch_add_explicit(&s->wake_seq, 1, memory_order_release);
+        pt_futex_wake(&s->wake_seq, 1 << 30);
+        if (s->has_log) {
+            atomic_store(&s->flush_req, 1);
+            pt_futex_wake(&s->flush_req, 1);
+        }
+    }
+}
+
+/* LOOP: take the oldest closed chunk at the head of any slot's chain. */
+static uint32_t steal_oldest(struct pt_shm *s)
+{
+    uint32_t hwm = atomic_load_explicit(&s->slots_hwm, memory_order_acquire);
+    for (int attempt = 0; attempt < 8; attempt++) {
+        uint32_t best = PT_NONE;
+        uint64_t best_rh = 0, best_seq = UINT64_MAX;
+        for (uint32_t i = 0; i < hwm && i < PT_NSLOTS; i++) {
+            uint64_t rh = atomic_load_explicit(&pt_slots(s)[i].rhead, memory_order_acquire);
+            uint32_t c = (uint32_t)rh;
+            if (c >= s->nchunks)
+                continue;
+            struct pt_chunk *ch = pt_chunk(s, c);
+            if (atomic_load_explicit(&ch->next, memory_order_acquire) == PT_NONE)
+                continue; /* open: its writer is still filling it */
+            if (ch->seq < best_seq) {
+                best_seq = ch->seq;
+                best = i;
+                best_rh = rh;
+            }
+        }
+        if (best == PT_NONE)
+            return PT_NONE;
+        struct pt_slot *v = &pt_slots(s)[best];
+        struct pt_chunk *ch = pt_chunk(s, (uint32_t)best_rh);
+        uint32_t next = atomic_load_explicit(&ch->next, memory_order_acquire);
+        uint64_t nrh = pt_tag_next(best_rh, next);
+        if (next != PT_NONE &&
+            atomic_compare_exchange_strong(&v->rhead, &best_rh, nrh)) {
+            uint64_t n = atomic_load_explicit(&ch->nrec, memory_order_relaxed);
+            /* the reader turns this into an exact loss count (reader.c) */
+            atomic_fetch_add_explicit(&v->stolen, PT_STEAL_ONE | n, memory_order_release);
+            atomic_store_explicit(&s->overrun, 1, memory_order_relaxed);
+            return (uint32_t)best_rh;
+        }
+    }
+    return PT_NONE;
+}
+
+/* LOOP: make room for w more bytes in closed chunks by taking the oldest:
+ * the first taken becomes the writer's new chunk, any further one goes back
+ * to the pool. PT_NONE: no room could be made (all closed chunks in flight). */
+static uint32_t steal_room(struct pt_shm *s, uint32_t w)
+{
+    uint32_t got = PT_NONE;
+    for (uint32_t n = 0; n < s->nchunks; n++) {
+        uint32_t c = steal_oldest(s);
+        if (c == PT_NONE)
+            break;
+        if (got == PT_NONE) {
+            pt_used_refund(s, atomic_load_explicit(&pt_chunk(s, c)->end, memory_order_relaxed));
+            got = c;
+        } else {
+            pt_pool_push(s, c); /* gives its bytes back */
+        }
+        if (pt_used_charge(s, w))
+            return got;
+    }
+    if (got != PT_NONE) { /* refunded already: back to the pool uncharged */
+        atomic_store_explicit(&pt_chunk(s, got)->end, 0, memory_order_relaxed);
+        pt_pool_push(s, got);
+    }
+    return PT_NONE;
+}
+
+/* The next chunk of a writer closing one of w written bytes (0: its first):
+ * the bytes charged to the cap, then a chunk from the pool; LOOP steals when
+ * the cap is reached. PT_NONE: the stream is full. */
+static uint32_t take_chunk(struct pt_shm *s, uint32_t w)
+{
+    if (pt_used_charge(s, w)) {
+        uint32_t c = pt_pool_pop(s);
+        if (c != PT_NONE)
+            return c;
+        pt_used_refund(s, w);
+    }
+    return s->stream_policy == POSIX_TRACE_LOOP ? steal_room(s, w) : PT_NONE;
+}
+
+/* Tell the reader a record stamped ts is being written at pos: it reports
+ * no later-stamped event until the commit word changes (ts 0: stamp unknown,
+ * it reports nothing). */
+static inline void announce(struct pt_shm *s, uint64_t pos, uint64_t ts)
+{
+    struct pt_rec *r = (struct pt_rec *)((char *)s + pos);
+    r->ts = ts;
+    atomic_store_explicit(&r->commit, PT_COMMIT(PT_REC_PENDING, 0), memory_order_release);
+}
+
+static void init_chunk(struct pt_shm *s, struct pt_slot *sl, const struct pt_wcur *w,
+                       uint32_t idx, uint32_t c, uint64_t ts)
+{
+    struct pt_chunk *ch = pt_chunk(s, c);
+    atomic_store_explicit(&ch->next, PT_NONE, memory_order_relaxed);
+    ch->slot = idx;
+    ch->slot_gen = atomic_load_explicit(&sl->gen, memory_order_relaxed);
+    ch->seq = atomic_fetch_add_explicit(&s->chunk_seq, 1, memory_order_relaxed);
+    atomic_store_explicit(&ch->nrec, 0, memory_order_relaxed);
+    ch->pid = w->pid;
+    ch->thread = w->thread;
+    announce(s, pt_chunk_data_off(s, c), ts); /* visible once linked */
+}
+
+static struct pt_rec *rec_at_pos(struct pt_shm *s, uint64_t pos)
+{
+    return (struct pt_rec *)((char *)s + pos);
+}
+
+/* Close the current chunk and continue in a new one, for thread t (NULL: a
+ * controller's slot). False: no space, or a raw thread shares t's slot. */
+static bool switch_chunk(struct pt_shm *s, struct pt_slot *sl, struct pt_wcur *cur,
+                         struct pt_thread *t, uint64_t ts)
+{
+    if (unlikely(pt_shm_ctrl_dead(s))) {
+        pt_inbox_ring_self(); /* the next event detaches the stream */
+        return false;
+    }
+    if (t != NULL && unlikely(pt_thread_foreign(t))) {
+        pt_thread_shared_seen(s, cur->nrec, t); /* clone.c */
+        return false;
+    }
+    uint32_t old = cur->wchunk;
+    uint32_t w = old == PT_NONE ? 0 : (uint32_t)(cur->wpos - pt_chunk_data_off(s, old));
+    uint32_t c = take_chunk(s, w);
+    if (c == PT_NONE) {
+        if (s->stream_policy != POSIX_TRACE_LOOP)
+            mark_full(s, ts);
+        return false;
+    }
+    if (s->stream_policy == POSIX_TRACE_FLUSH && pt_flush_due(s) &&
+        atomic_load_explicit(&s->flush_req, memory_order_relaxed) == 0 &&
+        atomic_exchange(&s->flush_req, 1) == 0)
+        pt_futex_wake(&s->flush_req, 1); /* the flusher drains it */
+    uint32_t idx = (uint32_t)(sl - pt_slots(s));
+    init_chunk(s, sl, cur, idx, c, ts);
+    if (old != PT_NONE) {
+        struct pt_chunk *och = pt_chunk(s, old);
+        atomic_store_explicit(&och->nrec, cur->nrec, memory_order_relaxed);
+        atomic_store_explicit(&och->end, w, memory_order_relaxed); /* what was charged */
+        /* END before next: a chunk with a next is finished for good. */
+        atomic_store_explicit(&rec_at_pos(s, cur->wpos)->commit,
+                              PT_COMMIT(PT_REC_END, PT_END_BYTES), memory_order_release);
+        atomic_store_explicit(&och->next, c, memory_order_release);
+    } else {
+        uint64_t rh = atomic_load_explicit(&sl->rhead, memory_order_relaxed);
+        atomic_store_explicit(&sl->rhead, pt_tag_next(rh, c), memory_order_release);
+    }
+    sl->wchunk = c; /* published: for an adopter, and the reported size (stream.c) */
+    cur->wchunk = c;
+    cur->nrec = 0;
+    cur->wpos = pt_chunk_data_off(s, c);
+    cur->wend = cur->wpos + pt_chunk_room(s);
+    cur->anchor_ts = ts - PT_ANCHOR_TICKS; /* the first record gets an anchor */
+    return true;
+}
+
+/* Write one record of `size` bytes at pos (room checked by the caller) and
+ * publish it: zero the next commit word, then store this one with release
+ * order. */
+static inline void put_record_at(struct pt_shm *s, uint64_t pos, uint32_t size, uint32_t type,
+                                 trace_event_id_t id, uint64_t ts, uint64_t addr,
+                                 const void *data, uint32_t len, uint32_t rflags)
+{
+    struct pt_rec *r = rec_at_pos(s, pos);
+    announce(s, pos, ts);
+    r->id = id;
+    r->addr = addr;
+    r->len = len;
+    r->flags = rflags;
+    pt_copy_small(r + 1, data, len);
+    atomic_store_explicit(&rec_at_pos(s, pos + size)->commit, 0, memory_order_relaxed);
+    atomic_store_explicit(&r->commit, PT_COMMIT(type, size), memory_order_release);
+}
+
+/* The same at the cursor, which moves past it first (the cursor is this
+ * thread's alone at this nesting level: nothing reads it meanwhile). */
+static inline void put_record(struct pt_shm *s, struct pt_wcur *cur, uint32_t type,
+                              trace_event_id_t id, uint64_t ts, uint64_t addr,
+                              const void *data, uint32_t len, uint32_t rflags)
+{
+    uint64_t pos = cur->wpos;
+    uint32_t size = PT_REC_HDR + pt_round8(len);
+    cur->wpos = pos + size;
+    put_record_at(s, pos, size, type, id, ts, addr, data, len, rflags);
+}
+
+/* An anchor pairs the tick counter with CLOCK_REALTIME for the reader. */
+static void write_anchor(struct pt_shm *s, struct pt_wcur *cur)
+{
+    int64_t ns;
+    uint64_t ts = pt_tsc_pair(CLOCK_REALTIME, &ns);
+    put_record(s, cur, PT_REC_ANCHOR, 0, ts, (uint64_t)ns, NULL, 0, 0);
+    cur->anchor_ts = ts;
+}
+
+/* The general case: chunk switch and anchors as needed. */
+static bool write_event(struct pt_shm *s, struct pt_slot *sl, struct pt_wcur *cur,
+                        struct pt_thread *t, trace_event_id_t id, uint64_t ts,
+                        const void *data, uint32_t len, uint64_t addr, uint32_t rflags)
+{
+    uint32_t size = PT_REC_HDR + pt_round8(len);
+    bool tsc = s->clock_mode == PT_CLOCK_TSC;
+    bool anchor = ts - cur->anchor_ts >= PT_ANCHOR_TICKS;
+    if (cur->wchunk != PT_NONE && cur->wend != 0)
+        announce(s, cur->wpos, ts); /* before the chunk switch or the anchor */
+    uint64_t need = size + (anchor && tsc ? PT_REC_HDR : 0);
+    if (cur->wpos + need > cur->wend) {
+        if (!switch_chunk(s, sl, cur, t, ts)) {
+            if (cur->wchunk != PT_NONE) /* withdraw the announcement */
+                atomic_store_explicit(&rec_at_pos(s, cur->wpos)->commit, 0,
+                                      memory_order_release);
+            return false;
+        }
+        anchor = true;
+    }
+    if (anchor) {
+        if (tsc)
+            write_anchor(s, cur);
+        else
+            cur->anchor_ts = ts;
+    }
+    put_record(s, cur, PT_REC_EVENT, id, ts, addr, data, len, rflags);
+    cur->nrec++;
+    return true;
+}
+
+/* The controller of stream s (attached here) died. A chunk switch is rare:
+ * finding the attachment by scanning them is fine. */
+bool pt_shm_ctrl_dead(struct pt_shm *s)
+{
+    for (int i = 0; i < (int)PT_MAX_ATTACH; i++)
+        if (atomic_load_explicit(&pt_att[i].shm, memory_order_relaxed) == s)
+            return pt_att_ctrl_dead(i);
+    return false;
+}
+
+/* The chunk an adopted slot's writer was filling: the one the slot
+ * published, or (its writer died in a chunk switch, between linking the new
+ * chunk and publishing it) the chunk that one links to. PT_NONE: none, or
+ * the published index is not a chunk of this stream (scribbled). */
+static uint32_t adopted_chunk(struct pt_shm *s, struct pt_slot *sl)
+{
+    uint32_t c = sl->wchunk;
+    for (int hop = 0; c < s->nchunks && hop < 2; hop++) {
+        uint32_t n = atomic_load_explicit(&pt_chunk(s, c)->next, memory_order_acquire);
+        if (n == PT_NONE)
+            return c;
+        c = n;
+    }
+    return PT_NONE;
+}
+
+/* An orphan's cursor, found again from the chunk itself (nothing of the
+ * previous writer's cursor is in shared memory): its records are walked
+ * from the chunk's start, each checked (pt_chain_rec_sane), up to the
+ * first commit word that is not a whole record. Its writer may have died in
+ * the middle of a record (its process was killed, or exec'd while another
+ * thread recorded): a record announced but never committed is withdrawn
+ * and counted lost. The chunk switch that follows (wend 0) closes the chain
+ * at the position found here. No chunk to continue: a new chain (the old
+ * one, if any, is left to the reader). */
+static void adopt_cursor(struct pt_shm *s, struct pt_slot *sl, struct pt_wcur *w)
+{
+    w->wchunk = adopted_chunk(s, sl);
+    w->nrec = 0;
+    if (w->wchunk == PT_NONE) {
+        if (sl->wchunk != PT_NONE) /* another process wrote over the slot */
+            pt_note_loss(s, 1, EBADMSG);
+        return;
+    }
+    uint64_t base = pt_chunk_data_off(s, w->wchunk);
+    uint32_t off = 0, room = pt_chunk_room(s);
+    while (off < room) {
+        struct pt_rec *r = rec_at_pos(s, base + off);
+        uint32_t c = atomic_load_explicit(&r->commit, memory_order_acquire);
+        if (PT_COMMIT_TYPE(c) == PT_REC_PENDING) {
+            if (atomic_compare_exchange_strong(&r->commit, &c, 0))
+                pt_note_loss(s, 1, 0);
+            break;
+        }
+        if (c == 0 || (PT_COMMIT_TYPE(c) != PT_REC_EVENT && PT_COMMIT_TYPE(c) != PT_REC_ANCHOR) ||
+            !pt_chain_rec_sane(s, c, r, off) || off + PT_COMMIT_SIZE(c) > room)
+            break;
+        w->nrec += PT_COMMIT_TYPE(c) == PT_REC_EVENT;
+        off += PT_COMMIT_SIZE(c);
+    }
+    w->wpos = base + off;
+}
+
+static struct pt_slot *acquire_slot(struct pt_shm *s, struct pt_thread *t, uint32_t att,
+                                    uint32_t level, struct pt_wcur **wp)
+{
+    for (int pass = 0; pass < 2; pass++) {
+        uint32_t want = pass == 0 ? PT_SLOT_FREE : PT_SLOT_ORPHAN;
+        for (uint32_t i = 0; i < PT_NSLOTS; i++) {
+            struct pt_slot *sl = &pt_slots(s)[i];
+            uint32_t st = want;
+            if (atomic_load_explicit(&sl->state, memory_order_relaxed) != want ||
+                !atomic_compare_exchange_strong(&sl->state, &st, PT_SLOT_OWNED))
+                continue;
+            atomic_fetch_add_explicit(&sl->gen, 1, memory_order_relaxed);
+            struct pt_wcur *w = &pt_wcurs[att * PT_NSLOTS + i];
+            if (want == PT_SLOT_ORPHAN) {
+                adopt_cursor(s, sl, w);
+            } else {
+                w->wchunk = PT_NONE;
+                sl->wchunk = PT_NONE;
+            }
+            w->pid = pt_writer_id(t, &sl->pid_start);
+            w->thread = (uint64_t)pthread_self();
+            sl->pid = w->pid;
+            sl->thread = w->thread;
+            w->wend = 0; /* new chunk first: an adopted chain gets one headed with our pid */
+            *wp = w;
+            uint32_t hwm = atomic_load(&s->slots_hwm);
+            while (hwm < i + 1 && !atomic_compare_exchange_weak(&s->slots_hwm, &hwm, i + 1))
+                ;
+            t->slot[att][level] = (uint16_t)(att * PT_NSLOTS + i + 1);
+            return sl;
+        }
+    }
+    return NULL;
+}
+
+/* posixtrace_sys_call: the time from the call's start t0 (call clock) to the
+ * event's timestamp ts (stream s's clock), in ns, into the payload's header.
+ * The payload is the caller's own buffer (non-const at the API). */
+static void put_duration(struct pt_shm *s, uint64_t ts, uint64_t t0, const void *data)
+{
+    uint32_t m = atomic_load_explicit(&pt_call_mode, memory_order_acquire);
+    int64_t d = (int64_t)((s->clock_mode == m ? ts : pt_ticks(m)) - t0);
+    if (d < 0)
+        d = 0;
+    uint64_t ns = (uint64_t)(m == PT_CLOCK_TSC ? (int64_t)((double)d * pt_call_ns_per_tick) : d);
+    memcpy((char *)data + offsetof(struct posixtrace_call_hdr, duration_ns), &ns, 8);
+}
+
+static bool filtered(struct pt_shm *s, trace_event_id_t id)
+{
+    return (atomic_load_explicit(&s->filter[id >> 6], memory_order_relaxed) >> (id & 63)) & 1;
+}
+
+/* Before thread t takes a slot in stream s (attachment att): a raw clone
+ * child becomes a process of its own first (it may lose s: a stream not
+ * inherited); an entry a raw thread shares takes no slot (clone.c); a vfork
+ * child takes inherited streams only. False: no event recorded. */
+static bool may_acquire(struct pt_shm *s, int att, struct pt_thread *t)
+{
+    if (unlikely(!pt_registry_live())) {
+        pt_clone_adopt();
+        if (atomic_load_explicit(&pt_att[att].shm, memory_order_relaxed) != s)
+            return false; /* not inherited */
+        t->epoch[att] = pt_att[att].epoch;
+    }
+    if (unlikely(pt_clone_lost)) {
+        if (s->inheritance == POSIX_TRACE_INHERITED)
+            pt_note_loss(s, 1, EAGAIN);
+        return false;
+    }
+    if (unlikely(atomic_load_explicit(&t->shared, memory_order_relaxed))) {
+        if ((uint32_t)syscall(SYS_gettid) == t->tid)
+            pt_thread_forget(); /* this thread's next event takes a new entry */
+        pt_note_loss(s, 1, 0);
+        return false;
+    }
+    return pt_writer_takes(t, s);
+}
+
+/* Record one event into stream s (attachment att) from thread t, which is
+ * marked busy (t->nest >= 1). */
+static void record_one(struct pt_shm *s, int att, struct pt_thread *t, trace_event_id_t id,
+                       const void *data, size_t len, uint64_t addr, unsigned flags, uint64_t t0)
+{
+    uint32_t level = atomic_load_explicit(&t->nest, memory_order_relaxed) - 1;
+    if (unlikely(id > PT_ID_MAX)) {
+        pt_note_loss(s, 1, EINVAL);
+        return;
+    }
+    if (filtered(s, id))
+        return;
+    uint32_t st = atomic_load_explicit(&s->state, memory_order_relaxed);
+    if (st != PT_ST_RUNNING && !(flags & PT_REC_FORCE && st == PT_ST_SUSPENDED)) {
+        if (st == PT_ST_FULL)
+            pt_note_loss(s, 1, 0);
+        return;
+    }
+    if (t == &pt_threads[PT_MAX_THREADS - 1] || level >= PT_NEST) {
+        pt_note_loss(s, 1, EAGAIN);
+        return;
+    }
+    if (unlikely(t->epoch[att] != pt_att[att].epoch)) {
+        memset(t->slot[att], 0, sizeof t->slot[att]);
+        t->epoch[att] = pt_att[att].epoch;
+    }
+    uint16_t v = t->slot[att][level];
+    if (unlikely(v == 0) && !may_acquire(s, att, t))
+        return;
+    struct pt_wcur *w = v ? &pt_wcurs[v - 1] : NULL;
+    struct pt_slot *sl = v ? &pt_slots(s)[pt_slot_of(v)]
+                           : acquire_slot(s, t, (uint32_t)att, level, &w);
+    if (sl == NULL) {
+        pt_note_loss(s, 1, EAGAIN);
+        return;
+    }
+    uint32_t rflags = 0;
+    size_t max = flags & PT_REC_SYS ? PT_SYS_DATA_MAX : s->max_data;
+    if (len > max) {
+        len = max;
+        rflags = PT_RF_TRUNCATED;
+    }
+    uint64_t ts = pt_ticks(s->clock_mode);
+    if (t0 != 0)
+        put_duration(s, ts, t0, data);
+    if (!write_event(s, sl, w, t, id, ts, data, (uint32_t)len, addr, rflags)) {
+        pt_note_loss(s, 1, 0);
+        return;
+    }
+    if (unlikely(atomic_load_explicit(&s->waiters, memory_order_relaxed) != 0))
+        pt_wake_readers(s);
+}
+
+/*
+ * Mark this thread busy (see process.c) around the recording. A thread with no
+ * registry entry of its own (more than PT_MAX_THREADS - 1 at once) shares the
+ * last one, atomically, and only counts its events as lost.
+ */
+static inline struct pt_thread *enter(void)
+{
+    struct pt_thread *t = pt_thread_self();
+    if (t != NULL && unlikely(!pt_on_own_stack(t)))
+        t = pt_thread_resolve(t); /* a raw thread on this TLS, or a new stack (clone.c) */
+    if (unlikely(t == NULL)) {
+        t = &pt_threads[PT_MAX_THREADS - 1];
+        atomic_fetch_add(&t->nest, 1);
+    } else {
+        atomic_store_explicit(&t->nest, atomic_load_explicit(&t->nest, memory_order_relaxed) + 1,
+                              memory_order_relaxed);
+    }
+    atomic_signal_fence(memory_order_seq_cst);
+    return t;
+}
+
+static inline void leave(struct pt_thread *t)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    atomic_store_explicit(&t->calls, atomic_load_explicit(&t->calls, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    if (unlikely(t == &pt_threads[PT_MAX_THREADS - 1]))
+        atomic_fetch_sub(&t->nest, 1);
+    else
+        atomic_store_explicit(&t->nest, atomic_load_explicit(&t->nest, memory_order_relaxed) - 1,
+                              memory_order_relaxed);
+}
+
+void pt_record(struct pt_shm *s, int att, trace_event_id_t id, const void *data, size_t len,
+               uint64_t addr, unsigned flags)
+{
+    struct pt_thread *t = enter();
+    record_one(s, att, t, id, data, len, addr, flags | PT_REC_SYS, 0);
+    leave(t);
+}
+
+/* Would attachment i take event id? Process-local words only. */
+static inline bool wanted(uint32_t i, trace_event_id_t id)
+{
+    if (!atomic_load_explicit(&pt_att[i].running, memory_order_relaxed))
+        return false;
+    if (unlikely(id > PT_ID_MAX))
+        return true; /* counted as lost with EINVAL */
+    uint64_t w = atomic_load_explicit(&pt_att[i].filter[id >> 6], memory_order_relaxed);
+    return !((w >> (id & 63)) & 1);
+}
+
+/*
+ * The common case in one pass: a running TSC-stamped stream, the thread's
+ * level-0 slot already acquired, data within max-data-size, room left in the
+ * chunk and no anchor due. False: take the general path.
+ */
+static inline bool record_fast(struct pt_shm *s, uint32_t att, struct pt_thread *t,
+                               trace_event_id_t id, const void *data, size_t len,
+                               uint64_t addr, unsigned flags, uint64_t t0)
+{
+    size_t max = flags & PT_REC_SYS ? PT_SYS_DATA_MAX : s->max_data;
+    uint16_t v = t->slot[att][0];
+    if (unlikely(v == 0 || t->epoch[att] != pt_att[att].epoch || len > max ||
+                 s->clock_mode != PT_CLOCK_TSC ||
+                 atomic_load_explicit(&s->state, memory_order_relaxed) != PT_ST_RUNNING))
+        return false;
+    struct pt_wcur *w = &pt_wcurs[v - 1];
+    uint64_t ts = pt_rdtsc();
+    if (t0 != 0)
+        put_duration(s, ts, t0, data);
+    uint32_t size = PT_REC_HDR + pt_round8(len);
+    uint64_t pos = w->wpos;
+    if (unlikely(ts - w->anchor_ts >= PT_ANCHOR_TICKS || pos + size > w->wend)) {
+        if (!write_event(s, &pt_slots(s)[pt_slot_of(v)], w, t, id, ts, data, (uint32_t)len, addr,
+                         0))
+            pt_note_loss(s, 1, 0);
+    } else {
+        w->wpos = pos + size; /* the cursor first: then w need not live across the copy */
+        w->nrec++;
+        put_record_at(s, pos, size, PT_REC_EVENT, id, ts, addr, data, (uint32_t)len, 0);
+    }
+    if (unlikely(atomic_load_explicit(&s->waiters, memory_order_relaxed) != 0))
+        pt_wake_readers(s);
+    return true;
+}
+
+/* Any number of streams, any nesting level, any id; flags PT_REC_SYS for
+ * system events. */
+__attribute__((noinline)) static void event_general(trace_event_id_t id, const void *data,
+                                                    size_t len, uint64_t addr, unsigned flags,
+                                                    uint64_t t0)
+{
+    struct pt_thread *t = enter();
+    uint64_t mask = atomic_load_explicit(&pt_att_mask, memory_order_relaxed);
+    while (mask != 0) {
+        uint32_t i = (uint32_t)__builtin_ctzll(mask);
+        mask &= mask - 1;
+        if (!wanted(i, id))
+            continue;
+        /* loaded after enter(): see the grace period in process.c */
+        struct pt_shm *s = atomic_load_explicit(&pt_att[i].shm, memory_order_acquire);
+        if (s != NULL)
+            record_one(s, (int)i, t, id, data, len, addr, flags, t0);
+    }
+    leave(t);
+}
+
+/* A wanted, valid event: one attached stream and an outermost call take the
+ * straight path, anything else the general one. */
+__attribute__((noinline)) static void event_wanted(trace_event_id_t id, const void *data,
+                                                   size_t len, uint64_t addr, uint8_t want,
+                                                   unsigned flags, uint64_t t0)
+{
+    if (unlikely(want & PT_WANT_BELL)) {
+        pt_inbox_refresh(); /* a controller posted or changed a stream */
+        if (!(pt_want_load(id) & PT_WANT_ON))
+            return;
+    }
+    uint64_t mask = atomic_load_explicit(&pt_att_mask, memory_order_relaxed);
+    uint32_t ti = pt_thread_index();
+    if (unlikely(ti == 0 || mask == 0 || (mask & (mask - 1)) != 0)) {
+        event_general(id, data, len, addr, flags, t0);
+        return;
+    }
+    struct pt_thread *t = &pt_threads[ti - 1];
+    if (unlikely(!pt_on_own_stack(t))) { /* before anything of t is touched (clone.c) */
+        event_general(id, data, len, addr, flags, t0);
+        return;
+    }
+    uint32_t nest = atomic_load_explicit(&t->nest, memory_order_relaxed);
+    atomic_store_explicit(&t->nest, nest + 1, memory_order_relaxed);
+    atomic_signal_fence(memory_order_seq_cst);
+    uint32_t i = (uint32_t)__builtin_ctzll(mask);
+    /* loaded after the busy mark: see the grace period in process.c */
+    struct pt_shm *s = atomic_load_explicit(&pt_att[i].shm, memory_order_acquire);
+    if (s != NULL && (nest != 0 || !record_fast(s, i, t, id, data, len, addr, flags, t0)))
+        record_one(s, (int)i, t, id, data, len, addr, flags, t0);
+    atomic_signal_fence(memory_order_seq_cst);
+    atomic_store_explicit(&t->calls, atomic_load_explicit(&t->calls, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    atomic_store_explicit(&t->nest, nest, memory_order_relaxed);
+}
+
+/*
+ * No stream running, or the event filtered out by every stream: one byte load
+ * from pt_want. Ids past the last valid one take the general path
+ * so that running streams count them as lost.
+ */
+PT_API __attribute__((aligned(64))) void posix_trace_event(trace_event_id_t id, const void *restrict data, size_t len)
+{
+    uint64_t addr;
+    if (likely(id <= PT_ID_MAX)) {
+        uint8_t want = pt_want_load(id);
+        if (likely(want == 0))
+            return;
+        addr = (uint64_t)(uintptr_t)__builtin_return_address(0);
+        event_wanted(id, data, data ? len : 0, addr, want, 0, 0);
+        return;
+    }
+    if (atomic_load_explicit(&pt_att_mask, memory_order_relaxed) == 0)
+        return;
+    addr = (uint64_t)(uintptr_t)__builtin_return_address(0);
+    event_general(id, data, data ? len : 0, addr, 0, 0);
+}
+
+/* A system event (ids 8..255, probes, system calls: pt_id_is_system);
+ * t0 != 0: a call's start, for its duration. */
+static inline void sys_event(trace_event_id_t id, const void *data, size_t len,
+                             const void *prog_addr, uint64_t t0)
+{
+    if (id < PT_SYS_FIRST || !pt_id_is_system(id))
+        return;
+    uint8_t want = pt_want_load(id);
+    if (want == 0)
+        return;
+    event_wanted(id, data, data ? len : 0, (uint64_t)(uintptr_t)prog_addr, want, PT_REC_SYS,
+                 t0);
+}
+
+/* <posixtrace/record.h>: a system event from the trace system (the shim). */
+PT_API void posixtrace_sys_event(trace_event_id_t id, const void *data, size_t len,
+                                 const void *prog_addr)
+{
+    sys_event(id, data, len, prog_addr, 0);
+}
+
+/* <posixtrace/record.h>: the start of a call, in ticks of the process's call
+ * clock (the clock of the first stream it attached); 0 if it has none yet.
+ * A pending attachment is settled first, so that the call's event finds
+ * its stream. */
+PT_API uint64_t posixtrace_call_begin(trace_event_id_t id)
+{
+    if (id < PT_SYS_FIRST || !pt_id_is_system(id))
+        return 0;
+    if (unlikely(pt_want_load(id) & PT_WANT_BELL))
+        pt_inbox_refresh();
+    return pt_call_ticks();
+}
+
+/* <posixtrace/record.h>: a call's event; its duration is written into the
+ * payload's header against the event's own timestamp. */
+PT_API void posixtrace_sys_call(trace_event_id_t id, void *data, size_t len,
+                                const void *prog_addr, uint64_t t0)
+{
+    if (data == NULL || len < sizeof(struct posixtrace_call_hdr))
+        t0 = 0;
+    sys_event(id, data, len, prog_addr, t0);
+}
+
+/* A controller's own system events (START, STOP, FILTER) into a stream it
+ * does not record into: a slot of its own, taken at the first one. */
+void pt_record_ctl(struct pt_shm *s, uint32_t *slot, struct pt_wcur *w, uint32_t pid,
+                   trace_event_id_t id, const void *data, size_t len, uint64_t addr,
+                   unsigned flags)
+{
+    uint32_t st = atomic_load(&s->state);
+    if (st != PT_ST_RUNNING && !(flags & PT_REC_FORCE && st == PT_ST_SUSPENDED))
+        return;
+    if ((atomic_load(&s->filter[id >> 6]) >> (id & 63)) & 1)
+        return;
+    if (*slot == PT_NONE) {
+        /* the lowest free slot, like a writer's: readers scan slots up to
+         * the highest ever used, once per event */
+        for (uint32_t i = 0; i < PT_NSLOTS && *slot == PT_NONE; i++) {
+            struct pt_slot *sl = &pt_slots(s)[i];
+            uint32_t free_ = PT_SLOT_FREE;
+            if (!atomic_compare_exchange_strong(&sl->state, &free_, PT_SLOT_OWNED))
+                continue;
+            atomic_fetch_add(&sl->gen, 1);
+            sl->pid = pid;
+            sl->pid_start = 0; /* no process of its own: reap.c leaves it alone */
+            sl->thread = 0;
+            sl->wchunk = PT_NONE;
+            *w = (struct pt_wcur){ .wchunk = PT_NONE, .pid = pid };
+            uint32_t hwm = atomic_load(&s->slots_hwm);
+            while (hwm < i + 1 && !atomic_compare_exchange_weak(&s->slots_hwm, &hwm, i + 1))
+                ;
+            *slot = i;
+        }
+        if (*slot == PT_NONE) {
+            pt_note_loss(s, 1, EAGAIN);
+            return;
+        }
+    }
+    struct pt_slot *sl = &pt_slots(s)[*slot];
+    if (len > PT_SYS_DATA_MAX)
+        len = PT_SYS_DATA_MAX;
+    if (!write_event(s, sl, w, NULL, id, pt_ticks(s->clock_mode), data, (uint32_t)len, addr, 0))
+        pt_note_loss(s, 1, 0);
+    pt_wake_readers(s);
+}
