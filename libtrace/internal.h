@@ -501,4 +501,8 @@ void pt_slock_drop(_Atomic uint32_t *w);
 int pt_futex_wait(_Atomic uint32_t *addr, uint32_t val, const struct timespec *abs_realtime);
 int pt_futex_wake(_Atomic uint32_t *addr, int n);
 
+/* ---- syscalls_table.c: the system-call events' descriptors ---- */
+struct posixtrace_event_desc;
+const struct posixtrace_event_desc *pt_syscall_desc(unsigned nr); /* NULL: no such call */
+
 #endif

@@ -40,12 +40,23 @@ libtrace_libposixtrace_la_SOURCES = \
 	libtrace/exec_args.h \
 	libtrace/copy_small.h \
 	libtrace/events_table.c \
+	libtrace/syscalls_table.c \
 	libtrace/procfs.c \
 	libtrace/inbox.c \
 	libtrace/discover.c \
 	libtrace/remote.c \
 	libtrace/reap.c
-libtrace_libposixtrace_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libtrace
+libtrace_libposixtrace_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libtrace -I$(top_builddir)/libtrace
 libtrace_libposixtrace_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 libtrace_libposixtrace_la_LDFLAGS = -version-info 0:0:0 -no-undefined
 libtrace_libposixtrace_la_LIBADD = $(XXHASH_LIBS) -lpthread
+
+# The system calls of the architecture (names and numbers), from the kernel
+# headers at build time (libtrace/syscalls_table.c includes it).
+nodist_libtrace_libposixtrace_la_SOURCES = libtrace/syscall_names.h
+BUILT_SOURCES += libtrace/syscall_names.h
+libtrace/syscall_names.h: $(srcdir)/libtrace/gen-syscall-names.sh
+	$(AM_V_GEN)$(MKDIR_P) libtrace && \
+	$(SHELL) $(srcdir)/libtrace/gen-syscall-names.sh $(CC) $(CPPFLAGS) >$@.tmp && mv $@.tmp $@
+CLEANFILES += libtrace/syscall_names.h libtrace/syscall_names.h.tmp
+EXTRA_DIST += libtrace/gen-syscall-names.sh

@@ -95,6 +95,10 @@ bool shim_record(struct shim_call *c)
 
 void shim_emit(struct shim_call *c)
 {
+    /* a call that may not return (exec, exit) is made with the selector
+     * ALLOW; if it returns, its second event puts it back */
+    if (!(c->flags & POSIXTRACE_CALL_NORETURN))
+        shim_sud_leave();
     if (likely(shim_record(c))) {
         if (unlikely(shim_cfg.stack_depth != 0))
             shim_record_stack(c->ra);
@@ -171,5 +175,6 @@ __attribute__((constructor)) static void shim_init(int argc, char **argv, char *
     shim_exec_init();
     shim_threads_init();
     shim_process_start(argc, argv);
+    shim_sud_init();
     errno = saved;
 }

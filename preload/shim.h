@@ -36,6 +36,7 @@
 #include <posixtrace/events.h>
 #include <posixtrace/record.h>
 #include "../libtrace/pt_sizes.h"
+#include "sud/sud.h"
 
 #define SHIM_API __attribute__((visibility("default")))
 #define SHIM_NOINLINE __attribute__((noinline))
@@ -88,7 +89,7 @@ static inline void shim_fd_vacate(int fd)
 
 /* ---- env.c: what tracing needs in a child's environment ---- */
 #define SHIM_ENV_ENTRY_MAX 4096 /* an LD_PRELOAD entry the shim builds, NUL included */
-#define SHIM_ENV_KEEP 3         /* POSIXTRACE_STRSIZE, _STACK, _CLOCK */
+#define SHIM_ENV_KEEP 4         /* POSIXTRACE_STRSIZE, _STACK, _CLOCK, _SYSCALLS */
 struct shim_envfix {
     size_t n;                   /* entries of the program's environment */
     size_t replace;             /* index of the LD_PRELOAD entry replaced by preload, or SIZE_MAX */
@@ -150,6 +151,7 @@ static inline bool shim_begin(struct shim_call *c, unsigned id, const void *ra)
     c->vleft = -1;
     c->defect = false;
     c->t0 = posixtrace_call_begin(id);
+    shim_sud_enter(); /* the real call is not recorded again as a system call */
     return true;
 }
 

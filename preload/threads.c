@@ -53,6 +53,7 @@ static void *tramp_run(void *p)
     void *arg = t->arg;
     uint32_t creator = t->creator;
     __atomic_store_n(&t->used, 0, __ATOMIC_RELEASE);
+    shim_sud_child();
     struct shim_call c;
     if (posixtrace_wanted(POSIXTRACE_EV_THREAD_START) &&
         shim_begin(&c, POSIXTRACE_EV_THREAD_START, (const char *)fn + 1)) {
@@ -136,7 +137,15 @@ SHIM_API int pthread_join(pthread_t th, void **ret)
     return join_rec(th, ret, RA());
 }
 
+/* A fork child: its own thread id; system calls traced again (the
+ * kernel does not pass Syscall User Dispatch to children). */
+static void shim_fork_child(void)
+{
+    shim_tid_reset();
+    shim_sud_child();
+}
+
 void shim_threads_init(void)
 {
-    pthread_atfork(NULL, NULL, shim_tid_reset);
+    pthread_atfork(NULL, NULL, shim_fork_child);
 }

@@ -16,6 +16,7 @@ struct run_opts {
     char *stream_size, *max_data, *log_size, *duration;
     GString *spec;
     gboolean no_follow, summary, summary_too, addr, quiet, version, no_preload;
+    gboolean syscalls;         /* --syscalls: POSIXTRACE_SYSCALLS=1 for the shim */
     gint strsize, stack, pid;
     gchar **argv;              /* the program and its arguments */
 };
