@@ -95,16 +95,20 @@ bool shim_record(struct shim_call *c)
 
 void shim_emit(struct shim_call *c)
 {
-    /* a call that may not return (exec, exit) is made with the selector
-     * ALLOW; if it returns, its second event puts it back */
-    if (!(c->flags & POSIXTRACE_CALL_NORETURN))
-        shim_sud_leave();
     if (likely(shim_record(c))) {
         if (unlikely(shim_cfg.stack_depth != 0))
             shim_record_stack(c->ra);
         if (unlikely(shim_map_pending) && posixtrace_wanted(POSIXTRACE_EV_MODULE))
             shim_report_modules();
     }
+    /* The selector back as it was (system-call mode). An exec, recorded
+     * before it is made, is made with the selector ALLOW (not recorded
+     * again; the new image starts without dispatch); if it fails, its
+     * second event puts BLOCK back. */
+    if (c->id != POSIXTRACE_EV_EXEC)
+        shim_sud_restore(c->sud);
+    else if (!(c->flags & POSIXTRACE_CALL_NORETURN))
+        shim_sud_leave();
     errno = c->saved_errno;
 }
 

@@ -74,7 +74,7 @@ __attribute__((used)) struct vfork_target shim_vfork_pre(const void *ra)
     f->rec = posixtrace_wanted(POSIXTRACE_EV_VFORK) && !shim_internal_caller(ra);
     f->t0 = f->rec ? posixtrace_call_begin(POSIXTRACE_EV_VFORK) : 0;
     if (f->rec)
-        shim_sud_enter(); /* recorded here: not again as a system call */
+        (void)shim_sud_enter(); /* recorded here: not again as a system call */
     vf_depth = d + 1;
     t.track = 1;
     return t;

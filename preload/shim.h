@@ -125,6 +125,7 @@ struct shim_call {
     bool timed;          /* shim_end ran: the library sets the duration */
     int vleft;           /* variable fields still to write; -1: fixed part not written */
     bool defect;         /* built against another event's definition */
+    unsigned char sud;   /* the selector at shim_begin (system-call mode) */
     uint64_t t0;         /* posixtrace_call_begin() */
     const void *ra;
     union {
@@ -138,6 +139,7 @@ static inline bool shim_begin(struct shim_call *c, unsigned id, const void *ra)
 {
     if (unlikely(shim_internal_caller(ra)))
         return false;
+    c->sud = shim_sud_enter(); /* the real call is not recorded again as a system call */
     c->id = id;
     c->ra = ra;
     c->n = sizeof c->p.hdr;
@@ -151,7 +153,6 @@ static inline bool shim_begin(struct shim_call *c, unsigned id, const void *ra)
     c->vleft = -1;
     c->defect = false;
     c->t0 = posixtrace_call_begin(id);
-    shim_sud_enter(); /* the real call is not recorded again as a system call */
     return true;
 }
 

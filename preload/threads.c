@@ -53,7 +53,8 @@ static void *tramp_run(void *p)
     void *arg = t->arg;
     uint32_t creator = t->creator;
     __atomic_store_n(&t->used, 0, __ATOMIC_RELEASE);
-    shim_sud_child();
+    if (shim_sud_on)
+        (void)shim_sud_arm_thread();
     struct shim_call c;
     if (posixtrace_wanted(POSIXTRACE_EV_THREAD_START) &&
         shim_begin(&c, POSIXTRACE_EV_THREAD_START, (const char *)fn + 1)) {

@@ -57,7 +57,9 @@ static void unblock_sigsys(void)
     (void)syscall(SYS_rt_sigprocmask, SIG_UNBLOCK, &set, NULL, 8);
 }
 
-bool shim_sud_arm_thread(void)
+/* sel: the selector once armed (BLOCK; a fork child keeps its parent's,
+ * which is ALLOW inside a wrapper) */
+static bool arm(unsigned char sel)
 {
 #if defined(__x86_64__)
     if (!shim_sud_on)
@@ -71,17 +73,23 @@ bool shim_sud_arm_thread(void)
         return false;
     }
     shim_sud_armed = 1;
-    shim_sud_sel = SHIM_SUD_BLOCK;
+    shim_sud_sel = sel;
     return true;
 #else
+    (void)sel;
     return false;
 #endif
+}
+
+bool shim_sud_arm_thread(void)
+{
+    return arm(SHIM_SUD_BLOCK);
 }
 
 void shim_sud_child(void)
 {
     if (shim_sud_on)
-        (void)shim_sud_arm_thread();
+        (void)arm(shim_sud_sel);
 }
 
 /* The handler, and the main thread armed; false with a message if the

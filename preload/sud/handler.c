@@ -212,8 +212,21 @@ static long make(long nr, const long *a)
     return r;
 }
 
-static void in_handler(long nr, const long *a, greg_t *g, const void *ra)
+/* The handler's rt_sigreturn puts back the mask saved in its frame: a
+ * change of the mask made here goes to that saved mask (the handler runs
+ * with the program's mask: SA_NODEFER, no sa_mask). */
+static void keep_mask(ucontext_t *uc)
 {
+    uint64_t cur;
+    if (syscall(SYS_rt_sigprocmask, SIG_BLOCK, NULL, &cur, 8) == 0) {
+        cur &= ~SIGSYS_BIT;
+        memcpy(&uc->uc_sigmask, &cur, sizeof cur);
+    }
+}
+
+static void in_handler(long nr, const long *a, ucontext_t *uc, const void *ra)
+{
+    greg_t *g = uc->uc_mcontext.gregs;
     struct shim_call c;
     const struct posixtrace_event_desc *d = begin(&c, nr, ra);
     if (d != NULL && noreturn_call(nr)) {
@@ -222,6 +235,8 @@ static void in_handler(long nr, const long *a, greg_t *g, const void *ra)
     }
     long r = make(nr, a);
     g[REG_RAX] = r;
+    if (nr == SYS_rt_sigprocmask && r == 0)
+        keep_mask(uc);
     if (r == 0 && forks(nr, a)) { /* the child: its own thread id, dispatch again */
         shim_tid_reset();
         shim_sud_child();
@@ -240,12 +255,13 @@ void shim_sud_handler(int sig, void *siv, void *ucv)
     }
     shim_sud_sel = SHIM_SUD_ALLOW;
     int saved = errno;
-    greg_t *g = ((ucontext_t *)ucv)->uc_mcontext.gregs;
+    ucontext_t *uc = ucv;
+    greg_t *g = uc->uc_mcontext.gregs;
     long nr = (long)g[REG_RAX];
     const long a[6] = { (long)g[REG_RDI], (long)g[REG_RSI], (long)g[REG_RDX],
                         (long)g[REG_R10], (long)g[REG_R8], (long)g[REG_R9] };
     if (!in_program_frame(nr, a, g, si->si_call_addr))
-        in_handler(nr, a, g, si->si_call_addr);
+        in_handler(nr, a, uc, si->si_call_addr);
     errno = saved;
     shim_sud_sel = SHIM_SUD_BLOCK;
 }

@@ -22,11 +22,19 @@ extern __thread unsigned char shim_sud_armed __attribute__((tls_model("initial-e
 /* Where a call made through a region stub returns (region.S). */
 extern __thread uintptr_t shim_sud_resume __attribute__((tls_model("initial-exec")));
 
-/* Entering the trace system (a wrapper's recorded call): ALLOW. */
-static inline void shim_sud_enter(void)
+/* Entering the trace system (a wrapper's recorded call): ALLOW; returns
+ * the selector as it was, for shim_sud_restore. */
+static inline unsigned char shim_sud_enter(void)
 {
+    unsigned char was = shim_sud_sel;
     if (__builtin_expect(shim_sud_armed, 0))
         shim_sud_sel = SHIM_SUD_ALLOW;
+    return was;
+}
+static inline void shim_sud_restore(unsigned char was)
+{
+    if (__builtin_expect(shim_sud_armed, 0))
+        shim_sud_sel = was;
 }
 /* Leaving it: BLOCK again in an armed thread. */
 static inline void shim_sud_leave(void)
@@ -39,7 +47,8 @@ static inline void shim_sud_leave(void)
 extern int shim_sud_on;               /* the mode is on in this process */
 void shim_sud_init(void);             /* constructor: POSIXTRACE_SYSCALLS */
 bool shim_sud_arm_thread(void);       /* this thread (new threads, fork children) */
-void shim_sud_child(void);            /* a fork child: re-arm (dispatch is not inherited) */
+void shim_sud_child(void);            /* a fork child: re-arm (dispatch is not inherited),
+                                         the selector kept */
 int shim_sud_set_action(int sig, const void *act, void *oact); /* raw rt_sigaction */
 /* The program's own SIGSYS action (the handler emulates it). */
 struct shim_ksigaction {
