@@ -275,3 +275,10 @@ tests_t110_rawclone_SOURCES = tests/t110_rawclone.c tests/tcommon.h
 tests_t110_rawclone_LDADD = $(TEST_LDADD)
 tests_t110_rawclone_LDFLAGS = $(TEST_LDFLAGS)
 EXTRA_DIST += tests/test_rawclone.py
+
+# The shim's system-call mode, posixtrace-run --syscalls (tests/test_syscalls.py):
+# a plain program (raw clone/vfork, signals, SIGSYS, seccomp, masks).
+check_PROGRAMS += tests/t130_syscalls
+tests_t130_syscalls_SOURCES = tests/t130_syscalls.c
+tests_t130_syscalls_LDADD = -lpthread
+EXTRA_DIST += tests/test_syscalls.py

@@ -20,7 +20,9 @@
  *   blockmask   blocks SIGSYS (sigprocmask, pthread_sigmask SETMASK of a
  *               full set), then makes system calls
  */
+#ifndef _GNU_SOURCE
 #define _GNU_SOURCE
+#endif
 #include <errno.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>

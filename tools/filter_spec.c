@@ -2,18 +2,21 @@
  * -e SPEC: which event types to keep, as a trace_event_set_t.
  *
  * SPEC is a comma-separated list of items applied left to right; an item is
- * a class (process, thread, file, net, trace, user, all: the categories of
- * <posixtrace/events.h>, "trace" adding the predefined events 0..7, "user"
- * every user event) or an event name ("posixtrace:open", or "open" without the
- * prefix; '*' and '?' glob). "!ITEM" removes. When the first item is a
+ * a class (process, thread, file, net, trace, user, syscall, all: the
+ * categories of <posixtrace/events.h> and <posixtrace/syscalls.def>, "trace"
+ * adding the predefined events 0..7, "user" every user event, "syscall" every
+ * system call of the system-call mode) or an event name ("posixtrace:open",
+ * "syscall:openat", or either without its prefix; '*' and '?' glob). "!ITEM" removes. When the first item is a
  * removal the list starts from the default set (all events, or what the
  * caller shows by default), else from none.
  */
 #include "ptools.h"
+#include <posixtrace/record.h>
 
 #include <string.h>
 
 #define SHIM_PREFIX "posixtrace:"
+#define SYSCALL_PREFIX "syscall:"
 
 static void add_range(trace_event_set_t *s, trace_event_id_t lo, trace_event_id_t hi)
 {
@@ -26,6 +29,11 @@ static void add_category(trace_event_set_t *s, const char *cat)
     for (unsigned i = 0; i < posixtrace_event_ndescs; i++)
         if (g_strcmp0(posixtrace_event_descs[i].category, cat) == 0)
             posix_trace_eventset_add(posixtrace_event_descs[i].id, s);
+    for (trace_event_id_t id = POSIXTRACE_SYSCALL_FIRST; id <= POSIXTRACE_SYSCALL_LAST; id++) {
+        const struct posixtrace_event_desc *d = posixtrace_event_desc(id);
+        if (d != NULL && g_strcmp0(d->category, cat) == 0)
+            posix_trace_eventset_add(id, s);
+    }
 }
 
 /* A class name: fills s and returns TRUE. */
@@ -38,6 +46,10 @@ static gboolean select_class(const char *w, trace_event_set_t *s)
     }
     if (strcmp(w, "user") == 0) {
         add_range(s, POSIX_TRACE_UNNAMED_USEREVENT, PT_USER_ID_MAX);
+        return TRUE;
+    }
+    if (strcmp(w, "syscall") == 0) {
+        add_range(s, POSIXTRACE_SYSCALL_FIRST, POSIXTRACE_SYSCALL_LAST);
         return TRUE;
     }
     if (strcmp(w, "trace") == 0) {
@@ -58,6 +70,8 @@ static gboolean name_matches(const char *p, const char *name)
 {
     if (g_pattern_match_simple(p, name))
         return TRUE;
+    if (g_str_has_prefix(name, SYSCALL_PREFIX))
+        return g_pattern_match_simple(p, name + strlen(SYSCALL_PREFIX));
     return g_str_has_prefix(name, SHIM_PREFIX) &&
            g_pattern_match_simple(p, name + strlen(SHIM_PREFIX));
 }
@@ -78,6 +92,13 @@ static int select_names(const char *w, trace_id_t trid, trace_event_set_t *s)
     for (unsigned i = 0; i < posixtrace_event_ndescs; i++) {
         if (name_matches(p, posixtrace_event_descs[i].name)) {
             posix_trace_eventset_add(posixtrace_event_descs[i].id, s);
+            n++;
+        }
+    }
+    for (id = POSIXTRACE_SYSCALL_FIRST; id <= POSIXTRACE_SYSCALL_LAST; id++) {
+        const struct posixtrace_event_desc *d = posixtrace_event_desc(id);
+        if (d != NULL && name_matches(p, d->name)) {
+            posix_trace_eventset_add(id, s);
             n++;
         }
     }

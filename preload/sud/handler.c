@@ -77,9 +77,9 @@ static long sigsys_action(const long *a)
 
 /* ---- masks that would block SIGSYS ---- */
 
-/* The arguments the call is made with: a set or an action without SIGSYS
- * in its mask (in *local), the program's own otherwise. */
-static void unmask_sigsys(long nr, long *use, uint64_t *local, struct shim_ksigaction *act)
+/* The arguments the call is made with: a set without SIGSYS (in *local),
+ * the program's own otherwise. */
+static void unmask_sigsys(long nr, long *use, uint64_t *local)
 {
     struct shim_pages pg = SHIM_PAGES_INIT;
     if (nr == SYS_rt_sigprocmask && use[0] != SIG_UNBLOCK && use[1] != 0 &&
@@ -88,13 +88,6 @@ static void unmask_sigsys(long nr, long *use, uint64_t *local, struct shim_ksiga
         if (*local & SIGSYS_BIT) {
             *local &= ~SIGSYS_BIT;
             use[1] = (long)local;
-        }
-    } else if (nr == SYS_rt_sigaction && use[1] != 0 &&
-               shim_readable(&pg, (const void *)use[1], sizeof *act)) {
-        memcpy(act, (const void *)use[1], sizeof *act);
-        if (act->mask & SIGSYS_BIT) {
-            act->mask &= ~SIGSYS_BIT;
-            use[1] = (long)act;
         }
     }
 }
@@ -197,15 +190,16 @@ static long make(long nr, const long *a)
 {
     long use[6];
     uint64_t set;
-    struct shim_ksigaction act;
     memcpy(use, a, sizeof use);
     if (nr == SYS_rt_sigaction && a[0] == SIGSYS)
         return sigsys_action(a);
+    if (nr == SYS_rt_sigaction)
+        return shim_sud_sigaction(a[0], (const void *)a[1], (void *)a[2], a[3]);
 #ifdef SYS_clone3
     if (nr == SYS_clone3 && !forks(nr, a))
         return -ENOSYS;
 #endif
-    unmask_sigsys(nr, use, &set, &act);
+    unmask_sigsys(nr, use, &set);
     shim_sud_sel = SHIM_SUD_BLOCK;
     long r = shim_sud_raw(nr, use[0], use[1], use[2], use[3], use[4], use[5]);
     shim_sud_sel = SHIM_SUD_ALLOW;

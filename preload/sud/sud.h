@@ -59,6 +59,11 @@ struct shim_ksigaction {
 };
 extern struct shim_ksigaction shim_sud_prog_action;
 
+/* ---- sigwrap.c: the program's signal handlers run with BLOCK ---- */
+long shim_sud_sigaction(long sig, const struct shim_ksigaction *act, struct shim_ksigaction *oact,
+                        long size);
+void *shim_sud_prog_handler(int sig);
+
 /* ---- region.S ---- */
 long shim_sud_raw(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
 extern const char shim_sud_region_start[], shim_sud_region_end[];
