@@ -151,45 +151,29 @@ static int child_main(const char *mode, long n)
 /* ---- the parent ---- */
 static char self[4096];
 
+/* the children run on one CPU (strace, a prefix, with its tracee) */
+static void pin(void)
+{
+    cpu_set_t one;
+    CPU_ZERO(&one);
+    CPU_SET(0, &one);
+    (void)sched_setaffinity(0, sizeof one, &one);
+}
+
 /* ns per call in a child running `mode` (under pre[] if given); < 0: failed */
 static double measure(const char *mode, long n, char *const pre[], const char *preload, int sc)
 {
-    int p[2];
-    if (pipe(p) != 0)
-        exit(1);
-    pid_t pid = fork();
-    if (pid == 0) {
-        char nbuf[32];
-        snprintf(nbuf, sizeof nbuf, "%ld", n);
-        setenv("BENCH_SC_MODE", mode, 1);
-        setenv("BENCH_SC_N", nbuf, 1);
-        if (preload != NULL)
-            setenv("LD_PRELOAD", preload, 1);
-        if (sc)
-            setenv("POSIXTRACE_SYSCALLS", "1", 1);
-        cpu_set_t one;
-        CPU_ZERO(&one);
-        CPU_SET(0, &one);
-        (void)sched_setaffinity(0, sizeof one, &one); /* strace inherits it */
-        dup2(p[1], 1);
-        char *argv[16];
-        int k = 0;
-        for (; pre != NULL && pre[k] != NULL; k++)
-            argv[k] = pre[k];
-        argv[k++] = self;
-        argv[k] = NULL;
-        execvp(argv[0], argv);
-        _exit(127);
-    }
-    close(p[1]);
-    char buf[64] = "";
-    ssize_t r = read(p[0], buf, sizeof buf - 1);
-    close(p[0]);
-    int st;
-    waitpid(pid, &st, 0);
-    if (r <= 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        return -1;
-    return strtod(buf, NULL);
+    char m[64], nb[64], pl[4200], on[] = "POSIXTRACE_SYSCALLS=1";
+    snprintf(m, sizeof m, "BENCH_SC_MODE=%s", mode);
+    snprintf(nb, sizeof nb, "BENCH_SC_N=%ld", n);
+    snprintf(pl, sizeof pl, "LD_PRELOAD=%s", preload != NULL ? preload : "");
+    char *env[5] = { m, nb, NULL, NULL, NULL };
+    int k = 2;
+    if (preload != NULL)
+        env[k++] = pl;
+    if (sc)
+        env[k++] = on;
+    return bench_child(self, env, pre, pin);
 }
 
 int main(void)
@@ -197,17 +181,9 @@ int main(void)
     const char *mode = getenv("BENCH_SC_MODE");
     if (mode != NULL)
         return child_main(mode, atol(getenv("BENCH_SC_N")));
-    ssize_t l = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (l <= 0)
-        return 1;
-    self[l] = '\0';
     char shim[4096];
-    const char *bd = getenv("POSIXTRACE_BUILDDIR");
-    snprintf(shim, sizeof shim, "%s/preload/.libs/libposixtrace-preload.so", bd ? bd : ".");
-    if (access(shim, R_OK) != 0) {
-        fprintf(stderr, "bench_syscalls: %s not found\n", shim);
+    if (bench_paths(self, sizeof self, shim, sizeof shim) != 0)
         return 1;
-    }
     long n = (long)(100000 * bench_scale());
     double plain = 1e30, pclose = 1e30, bt = 1e30, sc = 1e30, wr = 1e30;
     for (int round = 0; round < 3; round++) { /* alternating: noise hits all alike */

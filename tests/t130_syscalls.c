@@ -19,6 +19,11 @@
  *               program's SIGSYS handler makes it return 4242
  *   blockmask   blocks SIGSYS (sigprocmask, pthread_sigmask SETMASK of a
  *               full set), then makes system calls
+ *   rawexec     a fork child execs this program ("getppid 3") with a raw
+ *               execve system call; the parent waits
+ *   vforkexec   vfork() + execv of this program ("getppid 3"), then the
+ *               parent makes 2 getppid of its own
+ *   getppid N   N getppid system calls
  */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
@@ -282,6 +287,49 @@ static int blockmask(void)
     return 0;
 }
 
+extern char **environ;
+
+static int waitchild(pid_t pid, const char *what)
+{
+    int st;
+    if (pid < 0 || waitpid(pid, &st, 0) != pid)
+        return 1;
+    printf("%s child-exit %d\n", what, WEXITSTATUS(st));
+    return 0;
+}
+
+static int rawexec(const char *self)
+{
+    pid_t pid = fork();
+    if (pid == 0) {
+        char *const av[] = { (char *)self, "getppid", "3", NULL };
+        syscall(SYS_execve, self, av, environ);
+        _exit(127);
+    }
+    return waitchild(pid, "rawexec");
+}
+
+static int vforkexec(const char *self)
+{
+    pid_t pid = vfork();
+    if (pid == 0) {
+        execl(self, self, "getppid", "3", (char *)NULL);
+        _exit(127);
+    }
+    int r = waitchild(pid, "vforkexec");
+    long a = syscall(SYS_getppid), b = syscall(SYS_getppid);
+    printf("parent getppid %d\n", a > 0 && a == b);
+    return r;
+}
+
+static int getppids(int n)
+{
+    for (int i = 0; i < n; i++)
+        (void)syscall(SYS_getppid);
+    printf("getppid %d\n", n);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
@@ -304,6 +352,12 @@ int main(int argc, char **argv)
         return seccomp_trap();
     if (strcmp(m, "blockmask") == 0)
         return blockmask();
+    if (strcmp(m, "rawexec") == 0)
+        return rawexec(argv[0]);
+    if (strcmp(m, "vforkexec") == 0)
+        return vforkexec(argv[0]);
+    if (strcmp(m, "getppid") == 0)
+        return getppids(argc > 2 ? atoi(argv[2]) : 1);
     fprintf(stderr, "usage: t130_syscalls MODE\n");
     return 2;
 }

@@ -109,7 +109,7 @@ def test_python3(tmp_path):
 def test_t130_same_as_untraced(tmp_path):
     """Every mode of t130_syscalls prints and exits as it does untraced."""
     for mode in ("rawfork", "rawvfork", "rawthread", "threads", "signals", "altstack",
-                 "sigsys", "seccomp", "blockmask"):
+                 "sigsys", "seccomp", "blockmask", "rawexec", "vforkexec"):
         rc, want = plain(program("t130_syscalls"), mode)
         p = trun("--syscalls", "-q", program("t130_syscalls"), mode, rc=rc)
         assert sorted(p.out.splitlines()) == sorted(want.decode().splitlines()), mode
@@ -187,6 +187,32 @@ def test_sigsys_never_blocked(tmp_path):
     js, out = traced(tmp_path, program("t130_syscalls"), "blockmask")
     assert out == "blockmask 1 1 usr1-blocked=1\n"
     assert len(sc(js, "getppid")) == 2
+
+
+def test_raw_execve(tmp_path):
+    """A raw execve system call (trapped, made from the handler): recorded
+    before (NORETURN) with its path and argv; the new image is armed again
+    (dispatch is reset by exec): its 3 getppid are recorded under the same
+    pid."""
+    prog = program("t130_syscalls")
+    js, out = traced(tmp_path, prog, "rawexec")
+    assert out == "getppid 3\nrawexec child-exit 0\n"
+    ex = sc(js, "execve")
+    assert len(ex) == 1 and not ex[0]["returned"], ex
+    assert ex[0]["args"]["path"] == prog and ex[0]["args"]["argv"] == [prog, "getppid", "3"]
+    assert len(sc(js, "getppid", ex[0]["pid"])) == 3
+
+
+def test_vfork_exec_parent_traced(tmp_path):
+    """vfork() + execl through the shim's wrappers: the child's exec leaves
+    the shared selector ALLOW; the parent puts it back when vfork returns
+    there, so its own getppid calls after are recorded (2), and the exec'd
+    image's (3)."""
+    js, out = traced(tmp_path, program("t130_syscalls"), "vforkexec")
+    assert out == "getppid 3\nvforkexec child-exit 0\nparent getppid 1\n"
+    pp = sc(js, "getppid")
+    pids = sorted({e["pid"] for e in pp})
+    assert len(pids) == 2 and sorted(len(sc(js, "getppid", p)) for p in pids) == [2, 3], pp
 
 
 def test_fork_exec_chain(tmp_path):

@@ -8,6 +8,14 @@
  * rt_sigreturn) are made. x86-64 only: elsewhere the mode is unavailable.
  */
 #if defined(__x86_64__)
+/* The selector BLOCK again, then on to the program's return address. */
+.macro SUD_RESUME
+	movq shim_sud_sel@gottpoff(%rip), %rcx
+	movb $1, %fs:(%rcx)
+	movq shim_sud_resume@gottpoff(%rip), %rcx
+	jmp *%fs:(%rcx)
+.endm
+
 	.section .text.posixtrace_sud,"ax",@progbits
 	.balign 64
 	.globl shim_sud_region_start
@@ -55,10 +63,7 @@ shim_sud_restorer:
 	.type shim_sud_vm_stub,@function
 shim_sud_vm_stub:
 	syscall
-	movq shim_sud_sel@gottpoff(%rip), %rcx
-	movb $1, %fs:(%rcx)
-	movq shim_sud_resume@gottpoff(%rip), %rcx
-	jmp *%fs:(%rcx)
+	SUD_RESUME
 	.size shim_sud_vm_stub, .-shim_sud_vm_stub
 
 /* clone with CLONE_VM and a new stack (threads made by a raw clone): the
@@ -74,10 +79,7 @@ shim_sud_stack_stub:
 	testq %rax, %rax
 	jnz 1f
 	ret
-1:	movq shim_sud_sel@gottpoff(%rip), %rcx
-	movb $1, %fs:(%rcx)
-	movq shim_sud_resume@gottpoff(%rip), %rcx
-	jmp *%fs:(%rcx)
+1:	SUD_RESUME
 	.size shim_sud_stack_stub, .-shim_sud_stack_stub
 
 	.globl shim_sud_region_end
