@@ -238,6 +238,25 @@ def test_not_twice(tmp_path):
     assert len(wrapped) + len(raw) == 1, (wrapped, raw)
 
 
+def test_text_like_strace(tmp_path):
+    """posixtrace-run --syscalls prints system calls by position with
+    symbolic arguments, as strace does: newfstatat(AT_FDCWD, "DIR", ...),
+    mmap's PROT_*/MAP_* and rt_sigprocmask's SIG_* (their tables generated
+    from the system headers), errors as -1 ENOENT (...)."""
+    d = tmp_path / "d"
+    d.mkdir()
+    p = trun("--syscalls", "-e", "syscall", PY, "-c",
+             "import os,signal;os.stat(%r);signal.pthread_sigmask(signal.SIG_BLOCK,[]);"
+             "os.access('/nonexistent',0)" % str(d))
+    assert re.search(r"syscall:newfstatat\(AT_FDCWD, \"%s\", 0x[0-9a-f]+, 0\) = 0 <" % re.escape(str(d)),
+                     p.err), p.err[-3000:]
+    assert re.search(r"syscall:mmap\(0, \d+, PROT_READ\|PROT_WRITE, MAP_PRIVATE\|MAP_ANONYMOUS, -1, 0\)"
+                     r" = 0x[0-9a-f]+", p.err)
+    assert re.search(r"syscall:rt_sigprocmask\(SIG_BLOCK, ", p.err)
+    assert re.search(r"syscall:access\(\"/nonexistent\", 0\) = -1 ENOENT|"
+                     r"syscall:faccessat2?\(AT_FDCWD, \"/nonexistent\", 0.*\) = -1 ENOENT", p.err)
+
+
 def test_filter_names(tmp_path):
     """-e syscall keeps system calls only; -e 'syscall:getdents64' (or without
     the prefix) one call."""

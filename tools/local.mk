@@ -41,7 +41,12 @@ XLAT_IN = \
 	tools/xlat/whence.in \
 	tools/xlat/wait_options.in \
 	tools/xlat/signals.in \
-	tools/xlat/errnos.in
+	tools/xlat/errnos.in \
+	tools/xlat/mmap_prot.in \
+	tools/xlat/mmap_flags.in \
+	tools/xlat/fcntl_cmds.in \
+	tools/xlat/ioctl_reqs.in \
+	tools/xlat/sig_how.in
 tools/xlat_tables.c: $(XLAT_IN) tools/xlat/gen-xlat.sh
 	$(AM_V_GEN)$(MKDIR_P) tools && \
 	$(SHELL) $(srcdir)/tools/xlat/gen-xlat.sh $(srcdir) $(XLAT_IN) >$@.tmp && mv $@.tmp $@

@@ -100,6 +100,11 @@ enum posixtrace_ftype {
     POSIXTRACE_F_MSGFLAGS,  /* MSG_* */
     POSIXTRACE_F_WSTATUS,   /* wait status, shown as WIFEXITED... */
     POSIXTRACE_F_ATFLAGS,   /* AT_* flags (AT_REMOVEDIR, AT_SYMLINK_NOFOLLOW...), RENAME_* */
+    POSIXTRACE_F_PROT,      /* mmap/mprotect prot: PROT_READ|PROT_WRITE..., PROT_NONE */
+    POSIXTRACE_F_MAPFLAGS,  /* mmap flags: MAP_PRIVATE|MAP_ANONYMOUS... */
+    POSIXTRACE_F_FCNTLCMD,  /* int64 fcntl command: F_GETFL... */
+    POSIXTRACE_F_IOCTLREQ,  /* ioctl request: TCGETS, FIONREAD... (others in hex) */
+    POSIXTRACE_F_SIGHOW,    /* int64 sigprocmask how: SIG_BLOCK... */
     POSIXTRACE_F_VARIABLE = 64,
     POSIXTRACE_F_STR = 64,  /* a string (path, name) */
     POSIXTRACE_F_BUF,       /* the first bytes of a data buffer */
@@ -121,7 +126,8 @@ static inline int posixtrace_ftype_signed(int type)
     switch (type) {
     case POSIXTRACE_F_UINT: case POSIXTRACE_F_HEX: case POSIXTRACE_F_OFLAGS:
     case POSIXTRACE_F_MODE: case POSIXTRACE_F_SOCKTYPE: case POSIXTRACE_F_MSGFLAGS:
-    case POSIXTRACE_F_ATFLAGS:
+    case POSIXTRACE_F_ATFLAGS: case POSIXTRACE_F_PROT: case POSIXTRACE_F_MAPFLAGS:
+    case POSIXTRACE_F_IOCTLREQ:
         return 0;
     default:
         return type < POSIXTRACE_F_VARIABLE;

@@ -15,10 +15,11 @@ static uint64_t fixed_value(int type, long v)
 {
     switch (type) {
     case POSIXTRACE_F_FD: case POSIXTRACE_F_PID: case POSIXTRACE_F_SIGNAL:
-    case POSIXTRACE_F_WHENCE: case POSIXTRACE_F_SOCKFAM:
+    case POSIXTRACE_F_WHENCE: case POSIXTRACE_F_SOCKFAM: case POSIXTRACE_F_FCNTLCMD:
+    case POSIXTRACE_F_SIGHOW:
         return (uint64_t)(int64_t)(int32_t)v;
     case POSIXTRACE_F_OFLAGS: case POSIXTRACE_F_MODE: case POSIXTRACE_F_ATFLAGS:
-    case POSIXTRACE_F_SOCKTYPE: case POSIXTRACE_F_MSGFLAGS:
+    case POSIXTRACE_F_SOCKTYPE: case POSIXTRACE_F_MSGFLAGS: case POSIXTRACE_F_IOCTLREQ:
         return (uint32_t)v;
     default:
         return (uint64_t)v;
