@@ -280,5 +280,5 @@ EXTRA_DIST += tests/test_rawclone.py
 # a plain program (raw clone/vfork, signals, SIGSYS, seccomp, masks).
 check_PROGRAMS += tests/t130_syscalls
 tests_t130_syscalls_SOURCES = tests/t130_syscalls.c
-tests_t130_syscalls_LDADD = -lpthread
+tests_t130_syscalls_LDADD = -lpthread -ldl
 EXTRA_DIST += tests/test_syscalls.py

@@ -24,7 +24,13 @@
  *   vforkexec   vfork() + execv of this program ("getppid 3"), then the
  *               parent makes 2 getppid of its own
  *   getppid N   N getppid system calls
+ *   selfon      posixtrace_shim_set_syscalls(1) (found with dlsym), 3
+ *               getppid, posixtrace_shim_set_syscalls(0), 2 getppid
+ *   noprctl PROG ARGS...  execs PROG under a seccomp filter that fails
+ *               prctl(PR_SET_SYSCALL_USER_DISPATCH, ...) with EINVAL, as a
+ *               kernel without Syscall User Dispatch does
  */
+#include <dlfcn.h>
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE
 #endif
@@ -330,6 +336,41 @@ static int getppids(int n)
     return 0;
 }
 
+static int selfon(void)
+{
+    int (*set)(int) = (int (*)(int))dlsym(RTLD_DEFAULT, "posixtrace_shim_set_syscalls");
+    if (set == NULL) {
+        printf("selfon no shim\n");
+        return 0;
+    }
+    int on = set(1);
+    for (int i = 0; i < 3; i++)
+        (void)syscall(SYS_getppid);
+    int off = set(0);
+    for (int i = 0; i < 2; i++)
+        (void)syscall(SYS_getppid);
+    printf("selfon on=%d off=%d\n", on, off);
+    return 0;
+}
+
+static int noprctl(char **argv)
+{
+    struct sock_filter f[] = {
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, SYS_prctl, 0, 3),
+        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, 59 /* PR_SET_SYSCALL_USER_DISPATCH */, 0, 1),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | EINVAL),
+        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+    };
+    struct sock_fprog prog = { sizeof f / sizeof f[0], f };
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) != 0 ||
+        prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog) != 0)
+        return 1;
+    execvp(argv[0], argv);
+    return 127;
+}
+
 int main(int argc, char **argv)
 {
     setvbuf(stdout, NULL, _IONBF, 0);
@@ -356,6 +397,10 @@ int main(int argc, char **argv)
         return rawexec(argv[0]);
     if (strcmp(m, "vforkexec") == 0)
         return vforkexec(argv[0]);
+    if (strcmp(m, "selfon") == 0)
+        return selfon();
+    if (strcmp(m, "noprctl") == 0 && argc > 2)
+        return noprctl(argv + 2);
     if (strcmp(m, "getppid") == 0)
         return getppids(argc > 2 ? atoi(argv[2]) : 1);
     fprintf(stderr, "usage: t130_syscalls MODE\n");

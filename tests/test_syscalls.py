@@ -17,7 +17,7 @@ import subprocess
 import pytest
 
 from conftest import program
-from test_shim_common import sanitized, shim_path
+from test_shim_common import shim_path
 from test_tools import sh, tool
 from test_tools_shim import trace_log
 from test_vfork import run_env
@@ -25,7 +25,6 @@ from test_vfork import run_env
 pytestmark = [
     pytest.mark.skipif(not os.path.exists(shim_path()), reason="the shim is not built"),
     pytest.mark.skipif(os.uname().machine != "x86_64", reason="the mode is x86-64 only"),
-    pytest.mark.skipif(sanitized(), reason="the sanitizer runtime's own calls trap too"),
 ]
 PY = "/usr/bin/python3"
 
@@ -213,6 +212,34 @@ def test_vfork_exec_parent_traced(tmp_path):
     pp = sc(js, "getppid")
     pids = sorted({e["pid"] for e in pp})
     assert len(pids) == 2 and sorted(len(sc(js, "getppid", p)) for p in pids) == [2, 3], pp
+
+
+def test_extension_call(tmp_path):
+    """posixtrace_shim_set_syscalls(1) from a program that runs under the
+    shim without the mode: the 3 getppid made while it is on are recorded,
+    the 2 after posixtrace_shim_set_syscalls(0) are not."""
+    js, p = trace_log(tmp_path / "t.ptl", program("t130_syscalls"), "selfon", run=trun)
+    assert p.out == "selfon on=0 off=0\n"
+    assert len(sc(js, "getppid")) == 3
+
+
+def test_without_dispatch(tmp_path):
+    """Where the prctl is refused (a seccomp filter fails it with EINVAL, as
+    a kernel without Syscall User Dispatch does): one plain line on stderr,
+    the program runs as without tracing and its libc calls are traced as
+    before (the wrappers' events), no system-call event."""
+    f = tmp_path / "x"
+    f.write_text("data\n")
+    js, p = trace_log(tmp_path / "t.ptl", "--syscalls", program("t130_syscalls"), "noprctl",
+                      "cat", str(f), run=trun)
+    assert p.out == "data\n"
+    assert re.search(r"^posixtrace-preload: system calls not traced \(this kernel has no "
+                     r"Syscall User Dispatch.*libc calls are traced as before$", p.err, re.M), p.err
+    start = next(i for i, e in enumerate(js) if e["event"] == "posixtrace:process_start"
+                 and e["args"]["exe"].endswith("/cat"))
+    after = js[start:]  # cat's image (t130 itself, before its exec, was traced)
+    assert not [e for e in after if e["event"].startswith("syscall:")]
+    assert [e for e in after if e["event"] == "posixtrace:open" and e["args"]["path"] == str(f)]
 
 
 def test_fork_exec_chain(tmp_path):
