@@ -146,13 +146,15 @@ def test_raw_vfork_and_thread(tmp_path):
 
 def test_threads(tmp_path):
     """8 pthreads making 100 getppid each: 800 getppid events, 100 per
-    thread, each under its own thread id."""
-    js, out = traced(tmp_path, program("t130_syscalls"), "threads", "8")
-    assert "threads 8 joined\n" in out
-    per = {}
-    for e in sc(js, "getppid"):
-        per[e["tid"]] = per.get(e["tid"], 0) + 1
-    assert sorted(per.values()) == [100] * 8, per
+    thread, each under its own thread id; also with -e getppid, where no
+    thread event is wanted (the threads are armed all the same)."""
+    for sel in ([], ["-e", "getppid"]):
+        js, out = traced(tmp_path, *sel, program("t130_syscalls"), "threads", "8")
+        assert "threads 8 joined\n" in out
+        per = {}
+        for e in sc(js, "getppid"):
+            per[e["tid"]] = per.get(e["tid"], 0) + 1
+        assert sorted(per.values()) == [100] * 8, (sel, per)
 
 
 def test_signals(tmp_path):
