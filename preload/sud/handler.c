@@ -157,8 +157,9 @@ static void redirect(greg_t *g, void (*stub)(void))
     g[REG_RIP] = (greg_t)(uintptr_t)stub;
 }
 
-/* true: the call is made after the handler returns */
-static bool in_program_frame(long nr, const long *a, greg_t *g, const void *ra)
+/* true: the call is made after the handler returns. Not inlined, nor is
+ * in_handler: one payload buffer on the handler's stack at a time. */
+static SHIM_NOINLINE bool in_program_frame(long nr, const long *a, greg_t *g, const void *ra)
 {
     struct shim_call c;
     const struct posixtrace_event_desc *d;
@@ -218,7 +219,7 @@ static void keep_mask(ucontext_t *uc)
     }
 }
 
-static void in_handler(long nr, const long *a, ucontext_t *uc, const void *ra)
+static SHIM_NOINLINE void in_handler(long nr, const long *a, ucontext_t *uc, const void *ra)
 {
     greg_t *g = uc->uc_mcontext.gregs;
     struct shim_call c;
