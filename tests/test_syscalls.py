@@ -17,7 +17,7 @@ import subprocess
 import pytest
 
 from conftest import program
-from test_shim_common import shim_path
+from test_shim_common import sanitized, shim_path
 from test_tools import sh, tool
 from test_tools_shim import trace_log
 from test_vfork import run_env
@@ -106,9 +106,12 @@ def test_python3(tmp_path):
 
 
 def test_t130_same_as_untraced(tmp_path):
-    """Every mode of t130_syscalls prints and exits as it does untraced."""
-    for mode in ("rawfork", "rawvfork", "rawthread", "threads", "signals", "altstack",
-                 "sigsys", "seccomp", "blockmask", "rawexec", "vforkexec"):
+    """Every mode of t130_syscalls prints and exits as it does untraced (in a
+    sanitizer build not the seccomp one: its filter trapping getppid hangs
+    the leak checker's exit even untraced)."""
+    modes = ["rawfork", "rawvfork", "rawthread", "threads", "signals", "altstack", "sigsys",
+             "blockmask", "rawexec", "vforkexec"] + ([] if sanitized() else ["seccomp"])
+    for mode in modes:
         rc, want = plain(program("t130_syscalls"), mode)
         p = trun("--syscalls", "-q", program("t130_syscalls"), mode, rc=rc)
         assert sorted(p.out.splitlines()) == sorted(want.decode().splitlines()), mode
@@ -176,6 +179,8 @@ def test_own_sigsys_and_seccomp(tmp_path):
     result the handler sets: the recorded getppid has that result."""
     js, out = traced(tmp_path, program("t130_syscalls"), "sigsys")
     assert out == "sigsys same=1 calls=1 code=0\n"
+    if sanitized():
+        return  # the leak checker's exit hangs under the filter, traced or not
     js, out = traced(tmp_path, program("t130_syscalls"), "seccomp")
     assert out == "seccomp same=1 getppid=4242 calls=1 code=1\n"
     assert [e["ret"] for e in sc(js, "getppid")] == [4242]
