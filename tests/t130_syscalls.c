@@ -23,6 +23,8 @@
  *               execve system call; the parent waits
  *   vforkexec   vfork() + execv of this program ("getppid 3"), then the
  *               parent makes 2 getppid of its own
+ *   ownsud      the program's own prctl(PR_SET_SYSCALL_USER_DISPATCH, OFF):
+ *               prints its result and errno
  *   getppid N   N getppid system calls
  *   selfon      posixtrace_shim_set_syscalls(1) (found with dlsym), 3
  *               getppid, posixtrace_shim_set_syscalls(0), 2 getppid
@@ -397,6 +399,11 @@ int main(int argc, char **argv)
         return rawexec(argv[0]);
     if (strcmp(m, "vforkexec") == 0)
         return vforkexec(argv[0]);
+    if (strcmp(m, "ownsud") == 0) {
+        int r = prctl(59, 0, 0, 0, 0);
+        printf("ownsud %d %s\n", r, r == 0 ? "0" : strerror(errno));
+        return 0;
+    }
     if (strcmp(m, "selfon") == 0)
         return selfon();
     if (strcmp(m, "noprctl") == 0 && argc > 2)

@@ -221,6 +221,17 @@ def test_vfork_exec_parent_traced(tmp_path):
     assert len(pids) == 2 and sorted(len(sc(js, "getppid", p)) for p in pids) == [2, 3], pp
 
 
+def test_program_own_dispatch_refused(tmp_path):
+    """A program's own PR_SET_SYSCALL_USER_DISPATCH would take the thread's
+    dispatch from the shim: it fails with EINVAL, as on a kernel without it,
+    with one line on stderr (untraced, turning dispatch off succeeds)."""
+    rc, want = plain(program("t130_syscalls"), "ownsud")
+    assert want == b"ownsud 0 0\n"
+    p = trun("--syscalls", "-q", program("t130_syscalls"), "ownsud")
+    assert p.out == "ownsud -1 Invalid argument\n"
+    assert "the program's own Syscall User Dispatch is refused (EINVAL)" in p.err
+
+
 def test_extension_call(tmp_path):
     """posixtrace_shim_set_syscalls(1) from a program that runs under the
     shim without the mode: the 3 getppid made while it is on are recorded,

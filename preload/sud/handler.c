@@ -75,6 +75,20 @@ static long sigsys_action(const long *a)
     return 0;
 }
 
+/* The program's own PR_SET_SYSCALL_USER_DISPATCH (an emulator, a sandbox)
+ * would take the thread's dispatch and the process's SIGSYS from the shim:
+ * it fails with EINVAL, as on a kernel without it (said once). */
+static long refuse_dispatch(void)
+{
+    static int said;
+    if (!__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED)) {
+        static const char m[] = "posixtrace-preload: the program's own Syscall User Dispatch "
+                                "is refused (EINVAL) while system calls are traced\n";
+        (void)!write(2, m, sizeof m - 1);
+    }
+    return -EINVAL;
+}
+
 /* ---- masks that would block SIGSYS ---- */
 
 /* The arguments the call is made with: a set without SIGSYS (in *local),
@@ -196,6 +210,8 @@ static long make(long nr, const long *a)
         return sigsys_action(a);
     if (nr == SYS_rt_sigaction)
         return shim_sud_sigaction(a[0], (const void *)a[1], (void *)a[2], a[3]);
+    if (nr == SYS_prctl && a[0] == 59 /* PR_SET_SYSCALL_USER_DISPATCH */)
+        return refuse_dispatch();
 #ifdef SYS_clone3
     if (nr == SYS_clone3 && !forks(nr, a))
         return -ENOSYS;
