@@ -173,38 +173,12 @@ static char self[4096];
 
 static double measure(const char *mode, long n, char *const pre[], const char *preload)
 {
-    int p[2];
-    if (pipe(p) != 0)
-        exit(1);
-    pid_t pid = fork();
-    if (pid == 0) {
-        char nbuf[32];
-        snprintf(nbuf, sizeof nbuf, "%ld", n);
-        setenv("BENCH_SHIM_MODE", mode, 1);
-        setenv("BENCH_SHIM_N", nbuf, 1);
-        if (preload != NULL)
-            setenv("LD_PRELOAD", preload, 1);
-        dup2(p[1], 1);
-        int devnull = open("/dev/null", O_WRONLY);
-        dup2(devnull, 2);
-        char *argv[16];
-        int k = 0;
-        for (; pre != NULL && pre[k] != NULL; k++)
-            argv[k] = pre[k];
-        argv[k++] = self;
-        argv[k] = NULL;
-        execvp(argv[0], argv);
-        _exit(127);
-    }
-    close(p[1]);
-    char buf[64] = "";
-    ssize_t r = read(p[0], buf, sizeof buf - 1);
-    close(p[0]);
-    int st;
-    waitpid(pid, &st, 0);
-    if (r <= 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-        return -1;
-    return strtod(buf, NULL);
+    char m[64], nb[64], pl[4200];
+    snprintf(m, sizeof m, "BENCH_SHIM_MODE=%s", mode);
+    snprintf(nb, sizeof nb, "BENCH_SHIM_N=%ld", n);
+    snprintf(pl, sizeof pl, "LD_PRELOAD=%s", preload != NULL ? preload : "");
+    char *env[] = { m, nb, preload != NULL ? pl : NULL, NULL };
+    return bench_child(self, env, pre, NULL);
 }
 
 /* Read one line from fd into buf (NUL-terminated, without the newline). */
@@ -298,17 +272,9 @@ int main(void)
     const char *mode = getenv("BENCH_SHIM_MODE");
     if (mode != NULL)
         return child_main(mode, atol(getenv("BENCH_SHIM_N")));
-    ssize_t l = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (l <= 0)
-        return 1;
-    self[l] = '\0';
     char shim[4096];
-    const char *bd = getenv("POSIXTRACE_BUILDDIR");
-    snprintf(shim, sizeof shim, "%s/preload/.libs/libposixtrace-preload.so", bd ? bd : ".");
-    if (access(shim, R_OK) != 0) {
-        fprintf(stderr, "bench_shim: %s not found\n", shim);
+    if (bench_paths(self, sizeof self, shim, sizeof shim) != 0)
         return 1;
-    }
     long n = scaled(100000);
     /* three rounds, alternating, the best of each kind: the VM's noise
      * (other load, frequency) hits every kind alike */

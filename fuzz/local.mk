@@ -33,9 +33,10 @@ fuzz/fuzz_logread: $(FUZZ_SRCS) $(FUZZ_HDRS)
 	  $(FUZZ_SRCS) $(XXHASH_LIBS)
 
 # the live reader's target: every C source of the library
-fuzz/fuzz_reader: $(srcdir)/fuzz/fuzz_reader.c $(libtrace_libposixtrace_la_SOURCES)
+fuzz/fuzz_reader: $(srcdir)/fuzz/fuzz_reader.c $(libtrace_libposixtrace_la_SOURCES) \
+		libtrace/syscall_names.h
 	@$(MKDIR_P) fuzz
-	$(CLANG) $(FUZZ_CFLAGS) -I$(srcdir)/include -I$(srcdir)/libtrace -o $@ \
+	$(CLANG) $(FUZZ_CFLAGS) -I$(srcdir)/include -I$(srcdir)/libtrace -Ilibtrace -o $@ \
 	  $(srcdir)/fuzz/fuzz_reader.c $(srcdir)/libtrace/*/*.c $(XXHASH_LIBS) -lpthread
 
 fuzz-reader: fuzz/fuzz_reader

@@ -53,12 +53,23 @@ libtrace_libposixtrace_la_SOURCES = \
 	libtrace/xproc/exec_args.h \
 	libtrace/ring/copy_small.h \
 	libtrace/api/events_table.c \
+	libtrace/api/syscalls_table.c \
 	libtrace/xproc/procfs.c \
 	libtrace/xproc/inbox.c \
 	libtrace/xproc/discover.c \
 	libtrace/xproc/remote.c \
 	libtrace/xproc/reap.c
-libtrace_libposixtrace_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libtrace
+libtrace_libposixtrace_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libtrace -I$(top_builddir)/libtrace
 libtrace_libposixtrace_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 libtrace_libposixtrace_la_LDFLAGS = -version-info 0:0:0 -no-undefined
 libtrace_libposixtrace_la_LIBADD = $(XXHASH_LIBS) -lpthread
+
+# The system calls of the architecture (names and numbers), from the kernel
+# headers at build time (libtrace/api/syscalls_table.c includes it).
+nodist_libtrace_libposixtrace_la_SOURCES = libtrace/syscall_names.h
+BUILT_SOURCES += libtrace/syscall_names.h
+libtrace/syscall_names.h: $(srcdir)/libtrace/api/gen-syscall-names.sh
+	$(AM_V_GEN)$(MKDIR_P) libtrace && \
+	$(SHELL) $(srcdir)/libtrace/api/gen-syscall-names.sh $(CC) $(CPPFLAGS) >$@.tmp && mv $@.tmp $@
+CLEANFILES += libtrace/syscall_names.h libtrace/syscall_names.h.tmp
+EXTRA_DIST += libtrace/api/gen-syscall-names.sh

@@ -97,6 +97,14 @@ void shim_emit(struct shim_call *c)
 {
     if (likely(shim_record(c)) && unlikely(shim_cfg.stack_depth != 0))
         shim_record_stack(c->ra, c->p.hdr.tid);
+    /* The selector back as it was (system-call mode). An exec, recorded
+     * before it is made, is made with the selector ALLOW (not recorded
+     * again; the new image starts without dispatch); if it fails, its
+     * second event puts BLOCK back. */
+    if (c->id != POSIXTRACE_EV_EXEC)
+        shim_sud_restore(c->sud);
+    else if (!(c->flags & POSIXTRACE_CALL_NORETURN))
+        shim_sud_leave();
     errno = c->saved_errno;
 }
 
@@ -167,5 +175,6 @@ __attribute__((constructor)) static void shim_init(int argc, char **argv, char *
     shim_exec_init();
     shim_threads_init();
     shim_process_start(argc, argv);
+    shim_sud_init();
     errno = saved;
 }

@@ -27,7 +27,7 @@
 static char shim_name[SHIM_ENV_ENTRY_MAX];           /* the shim's LD_PRELOAD item, or "" */
 static char preload_entry[SHIM_ENV_ENTRY_MAX];       /* "LD_PRELOAD=<start-up list to the shim>" or "" */
 static const char *const keep_names[SHIM_ENV_KEEP] = { "POSIXTRACE_STRSIZE=", "POSIXTRACE_STACK=",
-                                                       "POSIXTRACE_CLOCK=" };
+                                                       "POSIXTRACE_CLOCK=", "POSIXTRACE_SYSCALLS=" };
 static char keep_entry[SHIM_ENV_KEEP][64];           /* "NAME=value" at start-up, or "" */
 
 static const char *base_name(const char *p, size_t len, size_t *blen)

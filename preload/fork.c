@@ -73,6 +73,8 @@ __attribute__((used)) struct vfork_target shim_vfork_pre(const void *ra)
     f->tid = shim_tid();
     f->rec = posixtrace_wanted(POSIXTRACE_EV_VFORK) && !shim_internal_caller(ra);
     f->t0 = f->rec ? posixtrace_call_begin(POSIXTRACE_EV_VFORK) : 0;
+    if (f->rec)
+        (void)shim_sud_enter(); /* recorded here: not again as a system call */
     vf_depth = d + 1;
     t.track = 1;
     return t;
@@ -105,6 +107,7 @@ __attribute__((used)) struct vfork_back shim_vfork_parent(int r)
     struct vfork_frame *f = &vf_frames[--vf_depth];
     posixtrace_vfork_parent();
     shim_tid_swap(f->tid);
+    shim_sud_leave(); /* the child shared the selector, and may have left it ALLOW */
     struct shim_call c;
     if (f->rec && shim_begin(&c, POSIXTRACE_EV_VFORK, f->ra)) {
         c.t0 = f->t0;

@@ -20,7 +20,13 @@ preload_libposixtrace_preload_la_SOURCES = \
 	preload/fsops.c \
 	preload/fdkeep.c \
 	preload/stdio.c \
-	preload/net.c
+	preload/net.c \
+	preload/sud/sud.h \
+	preload/sud/region.S \
+	preload/sud/arm.c \
+	preload/sud/handler.c \
+	preload/sud/capture.c \
+	preload/sud/sigwrap.c
 # Wrappers must be the real symbols, not fortified inlines.
 preload_libposixtrace_preload_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/preload -U_FORTIFY_SOURCE
 # Only the interposed functions (SHIM_API) are exported.

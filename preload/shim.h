@@ -38,6 +38,7 @@
 #include <posixtrace/events.h>
 #include <posixtrace/record.h>
 #include "../libtrace/ring/pt_sizes.h"
+#include "sud/sud.h"
 
 #define SHIM_API __attribute__((visibility("default")))
 #define SHIM_NOINLINE __attribute__((noinline))
@@ -90,7 +91,7 @@ static inline void shim_fd_vacate(int fd)
 
 /* ---- env.c: what tracing needs in a child's environment ---- */
 #define SHIM_ENV_ENTRY_MAX 4096 /* an LD_PRELOAD entry the shim builds, NUL included */
-#define SHIM_ENV_KEEP 3         /* POSIXTRACE_STRSIZE, _STACK, _CLOCK */
+#define SHIM_ENV_KEEP 4         /* POSIXTRACE_STRSIZE, _STACK, _CLOCK, _SYSCALLS */
 struct shim_envfix {
     size_t n;                   /* entries of the program's environment */
     size_t replace;             /* index of the LD_PRELOAD entry replaced by preload, or SIZE_MAX */
@@ -127,6 +128,7 @@ struct shim_call {
     bool timed;          /* shim_end ran: the library sets the duration */
     int vleft;           /* variable fields still to write; -1: fixed part not written */
     bool defect;         /* built against another event's definition */
+    unsigned char sud;   /* the selector at shim_begin (system-call mode) */
     uint64_t t0;         /* posixtrace_call_begin() */
     const void *ra;
     union {
@@ -140,6 +142,7 @@ static inline bool shim_begin(struct shim_call *c, unsigned id, const void *ra)
 {
     if (unlikely(shim_internal_caller(ra)))
         return false;
+    c->sud = shim_sud_enter(); /* the real call is not recorded again as a system call */
     c->id = id;
     c->ra = ra;
     c->n = sizeof c->p.hdr;

@@ -53,6 +53,8 @@ static void *tramp_run(void *p)
     void *arg = t->arg;
     uint32_t creator = t->creator;
     __atomic_store_n(&t->used, 0, __ATOMIC_RELEASE);
+    if (shim_sud_on)
+        (void)shim_sud_arm_thread();
     struct shim_call c;
     if (posixtrace_wanted(POSIXTRACE_EV_THREAD_START) &&
         shim_begin(&c, POSIXTRACE_EV_THREAD_START, (const char *)fn + 1)) {
@@ -66,27 +68,40 @@ static void *tramp_run(void *p)
 
 REAL(int, pthread_create, pthread_t *, const pthread_attr_t *, void *(*)(void *), void *);
 
+/* The thread through a trampoline when one is needed (its start or exit
+ * recorded, or the system-call mode arming it) and one is free. */
+static int create_tramp(pthread_t *th, const pthread_attr_t *attr, void *(*fn)(void *), void *arg)
+{
+    struct tramp *t = NULL;
+    if (posixtrace_wanted(POSIXTRACE_EV_THREAD_START) ||
+        posixtrace_wanted(POSIXTRACE_EV_PTHREAD_EXIT) || shim_sud_on)
+        t = tramp_get();
+    if (t == NULL)
+        return NEXT(pthread_create)(th, attr, fn, arg);
+    t->fn = fn;
+    t->arg = arg;
+    t->creator = shim_tid();
+    int rc = NEXT(pthread_create)(th, attr, tramp_run, t);
+    if (rc != 0)
+        __atomic_store_n(&t->used, 0, __ATOMIC_RELEASE);
+    return rc;
+}
+
 static SHIM_NOINLINE int create_rec(pthread_t *th, const pthread_attr_t *attr,
                                     void *(*fn)(void *), void *arg, const void *ra)
 {
     struct shim_call c;
+    if (shim_internal_caller(ra)) /* the trace system's threads: never armed */
+        return NEXT(pthread_create)(th, attr, fn, arg);
+    if (!posixtrace_wanted(POSIXTRACE_EV_PTHREAD_CREATE)) {
+        unsigned char was = shim_sud_enter(); /* its clone is not the program's */
+        int rc = create_tramp(th, attr, fn, arg);
+        shim_sud_restore(was);
+        return rc;
+    }
     if (!shim_begin(&c, POSIXTRACE_EV_PTHREAD_CREATE, ra))
         return NEXT(pthread_create)(th, attr, fn, arg);
-    struct tramp *t = NULL;
-    if (posixtrace_wanted(POSIXTRACE_EV_THREAD_START) ||
-        posixtrace_wanted(POSIXTRACE_EV_PTHREAD_EXIT))
-        t = tramp_get();
-    int rc;
-    if (t != NULL) {
-        t->fn = fn;
-        t->arg = arg;
-        t->creator = shim_tid();
-        rc = NEXT(pthread_create)(th, attr, tramp_run, t);
-        if (rc != 0)
-            __atomic_store_n(&t->used, 0, __ATOMIC_RELEASE);
-    } else {
-        rc = NEXT(pthread_create)(th, attr, fn, arg);
-    }
+    int rc = create_tramp(th, attr, fn, arg);
     shim_end_rc(&c, rc);
     shim_fix_pthread_create(&c, rc == 0 ? (uint64_t)*th : 0, (uintptr_t)fn, (uintptr_t)arg);
     shim_emit(&c);
@@ -98,7 +113,7 @@ SHIM_API int pthread_create(pthread_t *th, const pthread_attr_t *attr, void *(*f
 {
     if (likely(!posixtrace_wanted(POSIXTRACE_EV_PTHREAD_CREATE) &&
                !posixtrace_wanted(POSIXTRACE_EV_THREAD_START) &&
-               !posixtrace_wanted(POSIXTRACE_EV_PTHREAD_EXIT)))
+               !posixtrace_wanted(POSIXTRACE_EV_PTHREAD_EXIT) && !shim_sud_on))
         return NEXT(pthread_create)(th, attr, fn, arg);
     return create_rec(th, attr, fn, arg, RA());
 }
@@ -136,7 +151,15 @@ SHIM_API int pthread_join(pthread_t th, void **ret)
     return join_rec(th, ret, RA());
 }
 
+/* A fork child: its own thread id; system calls traced again (the
+ * kernel does not pass Syscall User Dispatch to children). */
+static void shim_fork_child(void)
+{
+    shim_tid_reset();
+    shim_sud_child();
+}
+
 void shim_threads_init(void)
 {
-    pthread_atfork(NULL, NULL, shim_tid_reset);
+    pthread_atfork(NULL, NULL, shim_fork_child);
 }

@@ -119,7 +119,7 @@ REAL(int, raise, int);
  * its controller) or -pgrp of its own group; killpg's pgrp when it is 0 or
  * its own group. Signal 0 sends nothing.
  */
-static bool kill_hits_self(int pg, pid_t pid, int sig)
+static bool hits_self(int pg, pid_t pid, int sig)
 {
     if (sig == 0)
         return false;
@@ -128,6 +128,15 @@ static bool kill_hits_self(int pg, pid_t pid, int sig)
     if (pid == 0 || pid == -1)
         return true;
     return pid > 0 ? pid == getpid() : pid == -getpgrp();
+}
+
+/* The shim's own getpid/getpgrp: not recorded as system calls. */
+static bool kill_hits_self(int pg, pid_t pid, int sig)
+{
+    unsigned char was = shim_sud_enter();
+    bool r = hits_self(pg, pid, sig);
+    shim_sud_restore(was);
+    return r;
 }
 
 enum sigkind { S_KILL, S_KILLPG, S_RAISE };

@@ -103,7 +103,7 @@ void pt_decode(struct pt_event *e, struct pt_names *n, const struct posix_trace_
     e->tid = -1;
     if (e->id < PT_SYS_FIRST) {
         e->kind = PT_K_PREDEF;
-    } else if (e->id >= POSIX_TRACE_UNNAMED_USEREVENT) {
+    } else if (e->id >= POSIX_TRACE_UNNAMED_USEREVENT && e->id <= PT_USER_ID_MAX) {
         e->kind = PT_K_USER;
     } else {
         size_t pos = 0;

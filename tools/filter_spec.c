@@ -2,23 +2,27 @@
  * -e SPEC: which event types to keep, as a trace_event_set_t.
  *
  * SPEC is a comma-separated list of items applied left to right; an item is
- * a class (process, thread, file, net, trace, user, all: the categories of
- * <posixtrace/events.h>, "trace" adding the predefined events 0..7, "user"
- * every user event) or an event name ("posixtrace:open", or "open" without the
- * prefix; '*' and '?' glob), or a C function or system call some events
- * record ("openat": the event open, said on stderr; fn_events.c), or a user
- * event ("user:NAME", or a name with a character other than letters, digits
- * and '_'). A plain word nothing matches is an error. "!ITEM" removes.
- * strace's forms are read too: "trace=ITEM" (its default qualifier) and the
- * classes %file, %process, %network. When the first item is a
+ * a class (process, thread, file, net, trace, user, syscall, all: the
+ * categories of <posixtrace/events.h> and <posixtrace/syscalls.def>, "trace"
+ * adding the predefined events 0..7, "user" every user event, "syscall" every
+ * system call of the system-call mode) or an event name ("posixtrace:open",
+ * "syscall:openat", or either without its prefix; '*' and '?' glob), or a C
+ * function or system call some events record ("openat": the event open, said
+ * on stderr; fn_events.c), or a user event ("user:NAME", or a name with a
+ * character other than letters, digits and '_'). A plain word nothing matches
+ * is an error. "!ITEM" removes. strace's forms are read too: "trace=ITEM"
+ * (its default qualifier) and the classes %file, %process, %network. When
+ * the first item is a
  * removal the list starts from the default set (all events, or what the
  * caller shows by default), else from none.
  */
 #include "ptools.h"
+#include <posixtrace/record.h>
 
 #include <string.h>
 
 #define SHIM_PREFIX "posixtrace:"
+#define SYSCALL_PREFIX "syscall:"
 
 static void add_range(trace_event_set_t *s, trace_event_id_t lo, trace_event_id_t hi)
 {
@@ -31,6 +35,11 @@ static void add_category(trace_event_set_t *s, const char *cat)
     for (unsigned i = 0; i < posixtrace_event_ndescs; i++)
         if (g_strcmp0(posixtrace_event_descs[i].category, cat) == 0)
             posix_trace_eventset_add(posixtrace_event_descs[i].id, s);
+    for (trace_event_id_t id = POSIXTRACE_SYSCALL_FIRST; id <= POSIXTRACE_SYSCALL_LAST; id++) {
+        const struct posixtrace_event_desc *d = posixtrace_event_desc(id);
+        if (d != NULL && g_strcmp0(d->category, cat) == 0)
+            posix_trace_eventset_add(id, s);
+    }
 }
 
 /* A class name: fills s and returns TRUE. */
@@ -43,6 +52,10 @@ static gboolean select_class(const char *w, trace_event_set_t *s)
     }
     if (strcmp(w, "user") == 0) {
         add_range(s, POSIX_TRACE_UNNAMED_USEREVENT, PT_USER_ID_MAX);
+        return TRUE;
+    }
+    if (strcmp(w, "syscall") == 0) {
+        add_range(s, POSIXTRACE_SYSCALL_FIRST, POSIXTRACE_SYSCALL_LAST);
         return TRUE;
     }
     if (strcmp(w, "trace") == 0) {
@@ -63,6 +76,8 @@ static gboolean name_matches(const char *p, const char *name)
 {
     if (g_pattern_match_simple(p, name))
         return TRUE;
+    if (g_str_has_prefix(name, SYSCALL_PREFIX))
+        return g_pattern_match_simple(p, name + strlen(SYSCALL_PREFIX));
     return g_str_has_prefix(name, SHIM_PREFIX) &&
            g_pattern_match_simple(p, name + strlen(SHIM_PREFIX));
 }
@@ -83,6 +98,13 @@ static int select_names(const char *w, trace_id_t trid, trace_event_set_t *s)
     for (unsigned i = 0; i < posixtrace_event_ndescs; i++) {
         if (name_matches(p, posixtrace_event_descs[i].name)) {
             posix_trace_eventset_add(posixtrace_event_descs[i].id, s);
+            n++;
+        }
+    }
+    for (id = POSIXTRACE_SYSCALL_FIRST; id <= POSIXTRACE_SYSCALL_LAST; id++) {
+        const struct posixtrace_event_desc *d = posixtrace_event_desc(id);
+        if (d != NULL && name_matches(p, d->name)) {
+            posix_trace_eventset_add(id, s);
             n++;
         }
     }
@@ -136,7 +158,7 @@ static gboolean said_once(const char *w)
 
 /* A function or system call name some events record (-e openat): adds them
  * and says so on stderr. */
-static gboolean select_function(const char *w, trace_event_set_t *s)
+static gboolean select_function(const char *w, trace_event_set_t *s, gboolean say)
 {
     GPtrArray *evs = pt_events_of_fn(w);
     GString *m = g_string_new(NULL);
@@ -148,23 +170,36 @@ static gboolean select_function(const char *w, trace_event_set_t *s)
         if (evs->len == 1)
             append_functions(m, ev);
     }
-    if (n != 0 && said_once(w))
+    if (n != 0 && say && said_once(w))
         pt_warn("-e %s: traced as event%s %s", w, n > 1 ? "s" : "", m->str);
     g_string_free(m, TRUE);
     g_ptr_array_unref(evs);
     return n != 0;
 }
 
+/* Items that selected system calls only ("-e newfstatat"): posixtrace-run
+ * says they are recorded with --syscalls only. */
+unsigned pt_filter_syscall_items;
+
+/* Whether every event w names is a system call's. */
+static gboolean only_syscalls(const char *w, trace_id_t trid)
+{
+    trace_event_set_t t;
+    posix_trace_eventset_empty(&t);
+    select_names(w, trid, &t);
+    for (trace_event_id_t id = 0; id < POSIXTRACE_SYSCALL_FIRST; id++) {
+        int m = 0;
+        if (posix_trace_eventset_ismember(id, &t, &m) == 0 && m)
+            return FALSE;
+    }
+    return TRUE;
+}
+
 /* The message for a name nothing selects: the classes and the events. */
 static void unknown_name(const char *w, GError **err)
 {
     GString *m = g_string_new(NULL);
-    if (pt_is_syscall_name(w))
-        g_string_append_printf(m, "-e %s: not recorded: posixtrace traces C library calls, and no "
-                               "event records %s (a future --syscalls mode will trace system calls)",
-                               w, w);
-    else
-        g_string_append_printf(m, "-e %s: no such class, event, or function recorded", w);
+    g_string_append_printf(m, "-e %s: no such class, event, function or system call", w);
     g_string_append(m, ".\n  classes: " PT_FILTER_CLASSES "\n  events:");
     for (unsigned i = 0; i < posixtrace_event_ndescs; i++)
         g_string_append_printf(m, "%s %s", i ? "," : "",
@@ -197,10 +232,17 @@ static gboolean select_item(const char *w, trace_id_t trid, pt_user_open_fn user
         if (select_names(w, trid, s) > 0)
             return TRUE;
     } else {
-        if (select_class(w, s) || select_names(w, trid, s) > 0)
+        if (select_class(w, s))
             return TRUE;
-        if (strpbrk(w, "*?") == NULL && select_function(w, s))
+        /* both: "openat" is the system call's event and the shim's open */
+        int n = select_names(w, trid, s);
+        gboolean sys_only = only_syscalls(w, trid);
+        gboolean fn = strpbrk(w, "*?") == NULL && select_function(w, s, n == 0 || sys_only);
+        if (n > 0 || fn) {
+            if (!fn && sys_only)
+                pt_filter_syscall_items++;
             return TRUE;
+        }
         if (bare_word(w) || g_str_has_prefix(w, SHIM_PREFIX)) {
             unknown_name(w, err);
             return FALSE;

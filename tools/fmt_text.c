@@ -3,6 +3,7 @@
  *   TIME PID/TID NAME(ARG=VALUE, ...) = RET [ERRNO (message)] <DURATION> [@ADDRESS]
  */
 #include "ptools.h"
+#include <posixtrace/record.h>
 
 #include <string.h>
 #include <time.h>
@@ -165,7 +166,10 @@ void pt_text_args(GString *s, const struct pt_out *o, const struct pt_event *e)
         for (unsigned i = 0, k = 0; i < e->desc->nfields && i < POSIXTRACE_MAX_FIELDS; i++) {
             if (!e->f[i].present || e->f[i].absent)
                 continue;
-            g_string_append_printf(s, "%s%s=", k++ ? ", " : "", e->f[i].name);
+            if (k++)
+                g_string_append(s, ", ");
+            if (e->id < POSIXTRACE_SYSCALL_FIRST) /* system calls: by position, as strace */
+                g_string_append_printf(s, "%s=", e->f[i].name);
             field_text(s, o, e, &e->f[i]);
         }
         if (e->cut)

@@ -99,7 +99,7 @@ const char *pt_errno_name(int e, char *buf, size_t size)
 int pt_fixed_is_number(int type)
 {
     return type == POSIXTRACE_F_INT || type == POSIXTRACE_F_UINT || type == POSIXTRACE_F_FD ||
-           type == POSIXTRACE_F_PID || type <= 0 || (type > POSIXTRACE_F_ATFLAGS &&
+           type == POSIXTRACE_F_PID || type <= 0 || (type > POSIXTRACE_F_SIGHOW &&
                                                      type < POSIXTRACE_F_VARIABLE);
 }
 
@@ -129,6 +129,21 @@ void pt_fmt_fixed(GString *s, int type, uint64_t v)
     case POSIXTRACE_F_MSGFLAGS: flags_fmt(s, pt_xlat_msg_flags, v); break;
     case POSIXTRACE_F_WSTATUS: wstatus_fmt(s, (int)i); break;
     case POSIXTRACE_F_ATFLAGS: flags_fmt(s, pt_xlat_at_flags, v); break;
+    case POSIXTRACE_F_PROT:
+        if (v == 0)
+            g_string_append(s, "PROT_NONE");
+        else
+            flags_fmt(s, pt_xlat_mmap_prot, v);
+        break;
+    case POSIXTRACE_F_MAPFLAGS: flags_fmt(s, pt_xlat_mmap_flags, v); break;
+    case POSIXTRACE_F_FCNTLCMD: value_fmt(s, pt_xlat_fcntl_cmds, i); break;
+    case POSIXTRACE_F_SIGHOW: value_fmt(s, pt_xlat_sig_how, i); break;
+    case POSIXTRACE_F_IOCTLREQ:
+        if (pt_xlat_name(pt_xlat_ioctl_reqs, v) != NULL)
+            g_string_append(s, pt_xlat_name(pt_xlat_ioctl_reqs, v));
+        else
+            g_string_append_printf(s, "%#" G_GINT64_MODIFIER "x", (guint64)v);
+        break;
     case POSIXTRACE_F_HEX:
         g_string_append_printf(s, "%#" G_GINT64_MODIFIER "x", (guint64)v);
         break;

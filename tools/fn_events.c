@@ -107,11 +107,3 @@ GPtrArray *pt_events_of_fn(const char *fn)
     }
     return evs;
 }
-
-gboolean pt_is_syscall_name(const char *name)
-{
-    for (const char *const *p = pt_syscall_names; *p != NULL; p++)
-        if (strcmp(*p, name) == 0)
-            return TRUE;
-    return FALSE;
-}

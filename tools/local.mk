@@ -26,7 +26,7 @@ tools_libptools_la_SOURCES = \
 	tools/sink.c \
 	tools/readloop.c \
 	tools/util.c
-nodist_tools_libptools_la_SOURCES = tools/xlat_tables.c tools/syscall_names.c
+nodist_tools_libptools_la_SOURCES = tools/xlat_tables.c
 tools_libptools_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/tools
 tools_libptools_la_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS) $(LIBDW_CFLAGS)
 
@@ -45,19 +45,17 @@ XLAT_IN = \
 	tools/xlat/whence.in \
 	tools/xlat/wait_options.in \
 	tools/xlat/signals.in \
-	tools/xlat/errnos.in
+	tools/xlat/errnos.in \
+	tools/xlat/mmap_prot.in \
+	tools/xlat/mmap_flags.in \
+	tools/xlat/fcntl_cmds.in \
+	tools/xlat/ioctl_reqs.in \
+	tools/xlat/sig_how.in
 tools/xlat_tables.c: $(XLAT_IN) tools/xlat/gen-xlat.sh
 	$(AM_V_GEN)$(MKDIR_P) tools && \
 	$(SHELL) $(srcdir)/tools/xlat/gen-xlat.sh $(srcdir) $(XLAT_IN) >$@.tmp && mv $@.tmp $@
 CLEANFILES += tools/xlat_tables.c tools/xlat_tables.c.tmp
 
-# The system call names of the system (-e stat: "not recorded" rather than
-# "unknown"), from the SYS_ macros of <sys/syscall.h>.
-tools/syscall_names.c: tools/gen-syscall-names.sh
-	$(AM_V_GEN)$(MKDIR_P) tools && \
-	$(SHELL) $(srcdir)/tools/gen-syscall-names.sh "$(CPP)" >$@.tmp && mv $@.tmp $@
-CLEANFILES += tools/syscall_names.c tools/syscall_names.c.tmp
-EXTRA_DIST += tools/gen-syscall-names.sh
 EXTRA_DIST += $(XLAT_IN) tools/xlat/gen-xlat.sh
 
 TOOLS_LDADD = tools/libptools.la libtrace/libposixtrace.la $(GLIB_LIBS) $(LIBDW_LIBS)

@@ -181,11 +181,13 @@ void pt_json_args(GString *s, const struct pt_out *o, const struct pt_event *e);
  * name that matches nothing (run: posix_trace_trid_eventid_open); returns 0
  * and the id, or an error. Returns FALSE with *err set. */
 typedef int (*pt_user_open_fn)(void *ctx, const char *name, trace_event_id_t *id);
+/* How many -e items selected system calls only (syscall:NAME events). */
+extern unsigned pt_filter_syscall_items;
 gboolean pt_filter_parse(const char *spec, const trace_event_set_t *base, trace_id_t trid,
                          pt_user_open_fn user_open, void *ctx, trace_event_set_t *keep,
                          GError **err);
 /* The classes a spec may name, for --help. */
-#define PT_FILTER_CLASSES "process, thread, file, net, trace, user, all"
+#define PT_FILTER_CLASSES "process, thread, file, net, trace, user, syscall, all"
 
 /* ---- fn_events.c: functions and system calls -> the shim's events ---- */
 /* The names of the events ("open") recording the C function or system call
@@ -194,9 +196,6 @@ gboolean pt_filter_parse(const char *spec, const trace_event_set_t *base, trace_
 GPtrArray *pt_events_of_fn(const char *fn);
 /* The functions event ev records (g_free'd strings), or NULL. */
 GPtrArray *pt_fn_of_event(const char *ev);
-/* The system's system call names (syscall_names.c, generated). */
-extern const char *const pt_syscall_names[];
-gboolean pt_is_syscall_name(const char *name);
 
 /* ---- proc_end.c: how each process ended ("+++ exited with 0 +++") ---- */
 /* "exited with 0", "killed by SIGSEGV (core dumped)" from a wait status. */

@@ -22,6 +22,7 @@ struct run_opts {
     gboolean no_follow, follow, summary, summary_too, addr, quiet, version, no_preload;
     gboolean failed_only, successful_only, relative;
     gint strsize, stack, pid, t_count;
+    gboolean syscalls;         /* --syscalls: POSIXTRACE_SYSCALLS=1 for the shim */
     gchar **argv;              /* the program and its arguments */
 };
 

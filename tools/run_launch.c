@@ -75,6 +75,8 @@ static gchar **child_env(const struct run_opts *o)
         g_snprintf(num, sizeof num, "%d", o->strsize);
         env = g_environ_setenv(env, "POSIXTRACE_STRSIZE", num, TRUE);
     }
+    if (o->syscalls)
+        env = g_environ_setenv(env, "POSIXTRACE_SYSCALLS", "1", TRUE);
     if (o->stack > 0) {
         g_snprintf(num, sizeof num, "%d", o->stack);
         env = g_environ_setenv(env, "POSIXTRACE_STACK", num, TRUE);

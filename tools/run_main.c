@@ -50,6 +50,9 @@ static gboolean set_filter(const struct run_opts *o, trace_id_t trid, struct pt_
         g_error_free(err);
         return FALSE;
     }
+    if (pt_filter_syscall_items != 0 && !o->syscalls && !o->quiet)
+        pt_warn("-e %s: selects system calls, which are recorded with --syscalls only",
+                o->spec->str);
     posix_trace_eventset_fill(&out, POSIX_TRACE_ALL_EVENTS);
     /* The address map is always recorded (--addr, posixtrace-dump --symbolize),
      * and the ends posixtrace-run records (the "+++ killed by" lines). */

@@ -105,6 +105,8 @@ static const GOptionEntry entries[] = {
       "Bytes of each buffer the shim captures: 0 to 1024 (default 32)", "N" },
     { "stack", 'k', G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, set_stack,
       "Record the call stack of each call, up to N frames: 0 to 64 (default 16)", "N" },
+    O("syscalls", 0, G_OPTION_ARG_NONE, &ro.syscalls,
+      "Record every system call too (Syscall User Dispatch, Linux >= 5.11, x86-64)", NULL),
     O("name", 'n', G_OPTION_ARG_STRING, &ro.name, "Trace name (default: the program's name)", "NAME"),
     O("no-preload", 0, G_OPTION_ARG_NONE, &ro.no_preload,
       "Do not preload the shim (only what a program linked with libposixtrace records)", NULL),

@@ -31,6 +31,11 @@ extern const struct pt_xlat pt_xlat_whence[];
 extern const struct pt_xlat pt_xlat_wait_options[];
 extern const struct pt_xlat pt_xlat_signals[];
 extern const struct pt_xlat pt_xlat_errnos[];
+extern const struct pt_xlat pt_xlat_mmap_prot[];
+extern const struct pt_xlat pt_xlat_mmap_flags[];
+extern const struct pt_xlat pt_xlat_fcntl_cmds[];
+extern const struct pt_xlat pt_xlat_ioctl_reqs[];
+extern const struct pt_xlat pt_xlat_sig_how[];
 
 /* The name of value v in table t (the first entry with that value), or NULL. */
 const char *pt_xlat_name(const struct pt_xlat *t, uint64_t v);

@@ -100,6 +100,11 @@ enum posixtrace_ftype {
     POSIXTRACE_F_MSGFLAGS,  /* MSG_* */
     POSIXTRACE_F_WSTATUS,   /* wait status, shown as WIFEXITED... */
     POSIXTRACE_F_ATFLAGS,   /* AT_* flags (AT_REMOVEDIR, AT_SYMLINK_NOFOLLOW...), RENAME_* */
+    POSIXTRACE_F_PROT,      /* mmap/mprotect prot: PROT_READ|PROT_WRITE..., PROT_NONE */
+    POSIXTRACE_F_MAPFLAGS,  /* mmap flags: MAP_PRIVATE|MAP_ANONYMOUS... */
+    POSIXTRACE_F_FCNTLCMD,  /* int64 fcntl command: F_GETFL... */
+    POSIXTRACE_F_IOCTLREQ,  /* ioctl request: TCGETS, FIONREAD... (others in hex) */
+    POSIXTRACE_F_SIGHOW,    /* int64 sigprocmask how: SIG_BLOCK... */
     POSIXTRACE_F_VARIABLE = 64,
     POSIXTRACE_F_STR = 64,  /* a string (path, name) */
     POSIXTRACE_F_BUF,       /* the first bytes of a data buffer */
@@ -121,7 +126,8 @@ static inline int posixtrace_ftype_signed(int type)
     switch (type) {
     case POSIXTRACE_F_UINT: case POSIXTRACE_F_HEX: case POSIXTRACE_F_OFLAGS:
     case POSIXTRACE_F_MODE: case POSIXTRACE_F_SOCKTYPE: case POSIXTRACE_F_MSGFLAGS:
-    case POSIXTRACE_F_ATFLAGS:
+    case POSIXTRACE_F_ATFLAGS: case POSIXTRACE_F_PROT: case POSIXTRACE_F_MAPFLAGS:
+    case POSIXTRACE_F_IOCTLREQ:
         return 0;
     default:
         return type < POSIXTRACE_F_VARIABLE;
@@ -164,5 +170,14 @@ const struct posixtrace_event_desc *posixtrace_event_desc(unsigned id);
  * to `depth` frames (at most 64; 0: none) after each recorded call, as
  * POSIXTRACE_STACK=depth does. 0 or EINVAL. */
 int posixtrace_shim_set_stack(unsigned depth);
+
+/* Defined by libposixtrace-preload.so (dlsym(RTLD_DEFAULT, ...) likewise):
+ * the system-call mode, as POSIXTRACE_SYSCALLS=1 turns it on at start
+ * (doc/events.md, "System calls"): on != 0 records every system call of the
+ * calling thread and of the threads and fork children created from now on
+ * as a "syscall:<name>" event; 0 stops it in the calling thread and for
+ * threads created from now on. 0, or ENOSYS where the kernel has no
+ * Syscall User Dispatch (Linux >= 5.11, x86-64) or refuses it. */
+int posixtrace_shim_set_syscalls(int on);
 
 #endif

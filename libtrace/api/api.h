@@ -89,4 +89,8 @@ void pt_handles_atfork_child(void);
 void pt_stream_status(struct pt_handle *h, struct posix_trace_status_info *st, bool reset);
 void pt_stream_filter(struct pt_shm *s, trace_event_set_t *f);
 
+/* ---- syscalls_table.c: the system-call events' descriptors ---- */
+struct posixtrace_event_desc;
+const struct posixtrace_event_desc *pt_syscall_desc(unsigned nr); /* NULL: no such call */
+
 #endif

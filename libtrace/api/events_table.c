@@ -6,6 +6,7 @@
  */
 #include "../internal.h"
 #include <posixtrace/events.h>
+#include "../ring/shm_layout.h"
 
 /* The fields of an event: their number is that of the entries before the
  * sentinel (an event with more than POSIXTRACE_MAX_FIELDS does not compile). */
@@ -25,6 +26,8 @@ PT_API const unsigned posixtrace_event_ndescs =
 
 PT_API const struct posixtrace_event_desc *posixtrace_event_desc(unsigned id)
 {
+    if (id >= PT_SYSCALL_ID_BASE && id <= PT_ID_MAX)
+        return pt_syscall_desc(id - PT_SYSCALL_ID_BASE);
     for (unsigned i = 0; i < posixtrace_event_ndescs; i++)
         if (posixtrace_event_descs[i].id == id)
             return &posixtrace_event_descs[i];

@@ -85,6 +85,11 @@ void pt_names_init_sys(struct pt_shm *s)
         set_name(s, id, sys_names[id]);
     for (unsigned i = 0; i < posixtrace_event_ndescs; i++)
         set_name(s, posixtrace_event_descs[i].id, posixtrace_event_descs[i].name);
+    for (unsigned nr = 0; nr <= PT_SYSCALL_NR_MAX; nr++) {
+        const struct posixtrace_event_desc *d = pt_syscall_desc(nr);
+        if (d != NULL)
+            set_name(s, d->id, d->name);
+    }
     set_name(s, POSIX_TRACE_UNNAMED_USEREVENT, UNNAMED_NAME);
 }
 

@@ -62,8 +62,8 @@ static void show_list(const char *label, trace_id_t trid)
         }
         if (unavailable != 0)
             break;
-        if (id >= 8 && id < 256)
-            continue; /* the shim's system events (tested with the shim) */
+        if ((id >= 8 && id < 256) || id >= 1536)
+            continue; /* the shim's system events and system calls (tested with the shim) */
         printf("%s%u", n ? "," : "", (unsigned)id);
     }
     printf("]\n");

@@ -123,14 +123,14 @@ def test_stream_loop_log_loop(tmp_path):
 def test_loop_log_status_after_wrap_in_last_flush(tmp_path):
     """doc/semantics.md: a LOOP log "once it wraps, log-full status is FULL and log
     overrun status OVERRUN"; posix_trace_get_attr.3p.txt: the status of a pre-recorded
-    stream "shall be the status of the completed trace stream".  A log of the minimum
-    size (8 blocks) that wraps for the first time in the shutdown's flush (each flush
-    of one event writes 4 blocks): the first flush's blocks (START, event 0) are
-    overwritten, events 1 and 2 remain, and the log's status must say FULL and
-    OVERRUN."""
+    stream "shall be the status of the completed trace stream".  A log of 14 blocks
+    that wraps for the first time in the shutdown's flush (each flush of one event
+    writes 6 blocks, the names of the system-call ids 1536.. taking 2 of them): the
+    first flush's blocks (START, event 0) are overwritten, events 1 and 2 remain, and
+    the log's status must say FULL and OVERRUN."""
     w, d = combo(tmp_path, "LOOP", "LOOP", "start", "e:1", "flush", "e:1", "flush", "e:1",
-                 "shutdown", "size", lsize=36864)
-    assert w.size() == 36864
+                 "shutdown", "size", lsize=61440)
+    assert w.size() == 61440
     assert d.shape(skip_flush=True) == ["run", "STOP:auto=0"], d.shape()
     r = d.user_runs()[0]
     assert (r["first"], r["last"]) == (1, 2)

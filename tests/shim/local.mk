@@ -48,3 +48,9 @@ EXTRA_DIST += \
 	tests/shim/test_rawclone.py tests/shim/test_shim_files.py tests/shim/test_shim_proc.py \
 	tests/shim/test_shim_programs.py tests/shim/test_shim_stress.py tests/shim/test_vfork.py \
 	tests/shim/test_payloads.py
+
+# The shim's system-call mode, posixtrace-run --syscalls (test_syscalls.py):
+# a plain program (raw clone/vfork, signals, SIGSYS, seccomp, masks).
+check_PROGRAMS += tests/shim/t130_syscalls
+tests_shim_t130_syscalls_LDADD = -lpthread -ldl
+EXTRA_DIST += tests/shim/test_syscalls.py

@@ -36,9 +36,11 @@ def doc_path():
 
 def test_doc_tables_are_the_definition():
     """Every category's table in doc/events.md is exactly what
-    include/posixtrace/events.def gives; all four categories are there."""
+    include/posixtrace/events.def gives; all four categories are there, and
+    the table of decoded system calls that include/posixtrace/syscalls.def
+    gives."""
     blocks = generated(generator())
-    assert sorted(blocks) == ["file", "net", "process", "thread"]
+    assert sorted(blocks) == ["file", "net", "process", "syscall", "thread"]
     doc = open(doc_path(), encoding="utf-8").read()
     found = {m.group(1): m.group(0) for m in BLOCK.finditer(doc)}
     assert sorted(found) == sorted(blocks), "doc/events.md lacks a generated table"

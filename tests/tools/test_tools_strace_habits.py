@@ -126,12 +126,8 @@ def test_dump_e_strace_names(tmp_path):
 
 
 @pytest.mark.parametrize("name,why", [
-    ("stat", "-e stat: not recorded: posixtrace traces C library calls, and no event records stat "
-             "(a future --syscalls mode will trace system calls)"),
-    ("newfstatat", "-e newfstatat: not recorded"),
-    ("mmap", "-e mmap: not recorded"),
-    ("nonsense", "-e nonsense: no such class, event, or function recorded"),
-    ("posixtrace:nope", "-e posixtrace:nope: no such class, event, or function recorded"),
+    ("nonsense", "-e nonsense: no such class, event, function or system call"),
+    ("posixtrace:nope", "-e posixtrace:nope: no such class, event, function or system call"),
 ])
 def test_e_unknown_names_are_errors(tmp_path, name, why):
     """A name no event records is an error listing the classes and the
@@ -140,13 +136,25 @@ def test_e_unknown_names_are_errors(tmp_path, name, why):
     out = tmp_path / "ran"
     p = trun("-e", "open," + name, "sh", "-c", "echo > %s" % out, rc=125)
     assert why in p.err, p.err
-    assert "classes: process, thread, file, net, trace, user, all" in p.err
+    assert "classes: process, thread, file, net, trace, user, syscall, all" in p.err
     assert re.search(r"events: process_start, module, stack, open, close, read,", p.err), p.err
     assert not out.exists()
     log = tmp_path / "t.ptl"
     trun("-q", "-o", str(log), CAT, "/dev/null")
     d = tdump("-e", name, str(log), rc=2)
     assert why in d.err
+
+
+@pytest.mark.parametrize("name", ["stat", "newfstatat", "mmap"])
+def test_e_system_call_names(name):
+    """A system call no C library event records (-e newfstatat) selects its
+    syscall: event; without --syscalls posixtrace-run says that only the
+    system-call mode records it, and runs the program."""
+    p = trun("-e", name, CAT, "/dev/null")
+    assert ("-e %s: selects system calls, which are recorded with --syscalls only" % name) in p.err
+    p = trun("-q", "--syscalls", "-e", name, "ls", "-l", "/")
+    names = {e[0] for e in events(p.err)}
+    assert names <= {"syscall:" + name}, names
 
 
 def test_e_globs_negation_user_names():

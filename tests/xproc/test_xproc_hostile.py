@@ -58,6 +58,8 @@ def test_fuzz_reader_short(tmp_path):
     cmd = [clang, "-g", "-O1", "-fsanitize=fuzzer,address,undefined",
            "-fno-sanitize-recover=undefined", "-std=c11", "-D_GNU_SOURCE", "-Wall", "-Wextra",
            "-Werror", "-I" + os.path.join(src, "include"), "-I" + os.path.join(src, "libtrace"),
+           # the generated syscall_names.h (libtrace/gen-syscall-names.sh)
+           "-I" + os.path.join(os.environ.get("POSIXTRACE_BUILDDIR", "."), "libtrace"),
            "-o", exe] + srcs + ["-lxxhash", "-lpthread"]
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300)
     if p.returncode != 0 and b"clang_rt.fuzzer" in p.stdout:

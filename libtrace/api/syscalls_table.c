@@ -1,0 +1,85 @@
+/*
+ * The descriptors of the system-call events (ids POSIXTRACE_SYSCALL_FIRST +
+ * number): every system call of the architecture, its name from the kernel
+ * headers (syscall_names.h, generated at build time by gen-syscall-names.sh),
+ * its arguments from <posixtrace/syscalls.def> where that decodes them, else
+ * six arguments in hex. posixtrace_event_desc() returns them; the shim
+ * captures a call's arguments from them and the tools decode its payload
+ * with the same generic code as the shim's events.
+ *
+ * The table is built once, at load (a constructor), without allocating;
+ * pt_syscall_desc() builds it first if called before (same values: building
+ * twice is harmless).
+ */
+#include "../internal.h"
+#include "../ring/shm_layout.h"
+#include <posixtrace/events.h>
+#include <string.h>
+
+static const struct {
+    unsigned short nr;
+    const char *name;
+} sys_nrs[] = {
+#define PT_SYSCALL_NAME(nr, name) { nr, "syscall:" #name },
+#include "syscall_names.h"
+#undef PT_SYSCALL_NAME
+};
+
+#define POSIXTRACE_A(n, t) { #n, POSIXTRACE_F_##t },
+#define NARGS(...) \
+    (unsigned)(sizeof((const struct posixtrace_field[]){ __VA_ARGS__ { NULL, 0 } }) / \
+                   sizeof(struct posixtrace_field) - 1)
+#define POSIXTRACE_SYSCALL(name, cat, fields) \
+    { 0, "syscall:" #name, cat, NARGS(fields), { fields } },
+static const struct posixtrace_event_desc decoded[] = {
+#include <posixtrace/syscalls.def>
+};
+#undef POSIXTRACE_SYSCALL
+#undef POSIXTRACE_A
+_Static_assert(POSIXTRACE_MAX_FIELDS >= 6, "a system call's six arguments fit a descriptor");
+
+static struct posixtrace_event_desc descs[PT_SYSCALL_NR_MAX + 1];
+static atomic_int built;
+
+static const struct posixtrace_event_desc raw = {
+    0, NULL, "syscall", 6,
+    { { "a0", POSIXTRACE_F_HEX }, { "a1", POSIXTRACE_F_HEX }, { "a2", POSIXTRACE_F_HEX },
+      { "a3", POSIXTRACE_F_HEX }, { "a4", POSIXTRACE_F_HEX }, { "a5", POSIXTRACE_F_HEX } },
+};
+
+static const struct posixtrace_event_desc *decoded_of(const char *name)
+{
+    for (size_t i = 0; i < sizeof decoded / sizeof decoded[0]; i++)
+        if (strcmp(decoded[i].name, name) == 0)
+            return &decoded[i];
+    return NULL;
+}
+
+static void build(void)
+{
+    for (size_t i = 0; i < sizeof sys_nrs / sizeof sys_nrs[0]; i++) {
+        unsigned nr = sys_nrs[i].nr;
+        if (nr > PT_SYSCALL_NR_MAX || descs[nr].name != NULL)
+            continue;
+        const struct posixtrace_event_desc *d = decoded_of(sys_nrs[i].name);
+        struct posixtrace_event_desc e = d != NULL ? *d : raw;
+        e.id = PT_SYSCALL_ID_BASE + nr;
+        e.name = sys_nrs[i].name;
+        descs[nr] = e;
+    }
+    atomic_store_explicit(&built, 1, memory_order_release);
+}
+
+__attribute__((constructor)) static void pt_syscalls_init(void)
+{
+    build();
+}
+
+const struct posixtrace_event_desc *pt_syscall_desc(unsigned nr)
+{
+    if (nr > PT_SYSCALL_NR_MAX)
+        return NULL;
+    if (!atomic_load_explicit(&built, memory_order_acquire))
+        build();
+    return descs[nr].name != NULL ? &descs[nr] : NULL;
+}

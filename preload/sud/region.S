@@ -1,0 +1,89 @@
+/*
+ * The allowed region of Syscall User Dispatch (preload/README.md, "System
+ * calls: Syscall User Dispatch"): the only code whose system calls the
+ * kernel never sends to the SIGSYS handler, whatever the thread's selector
+ * says. It holds the instruction that re-issues a trapped call, the
+ * handler's sa_restorer (rt_sigreturn), and the stubs through which calls
+ * that must run in the program's own frame (vfork, clone with CLONE_VM,
+ * rt_sigreturn) are made. x86-64 only: elsewhere the mode is unavailable.
+ */
+#if defined(__x86_64__)
+/* The selector BLOCK again, then on to the program's return address. */
+.macro SUD_RESUME
+	movq shim_sud_sel@gottpoff(%rip), %rcx
+	movb $1, %fs:(%rcx)
+	movq shim_sud_resume@gottpoff(%rip), %rcx
+	jmp *%fs:(%rcx)
+.endm
+
+	.section .text.posixtrace_sud,"ax",@progbits
+	.balign 64
+	.globl shim_sud_region_start
+	.hidden shim_sud_region_start
+shim_sud_region_start:
+
+/* long shim_sud_raw(long nr, long a0, long a1, long a2, long a3, long a4, long a5):
+ * the system call as it is, its raw result (-4095..-1: -errno). */
+	.globl shim_sud_raw
+	.hidden shim_sud_raw
+	.type shim_sud_raw,@function
+shim_sud_raw:
+	movq %rdi, %rax
+	movq %rsi, %rdi
+	movq %rdx, %rsi
+	movq %rcx, %rdx
+	movq %r8, %r10
+	movq %r9, %r8
+	movq 8(%rsp), %r9
+	syscall
+	ret
+	.size shim_sud_raw, .-shim_sud_raw
+
+/* The SIGSYS handler's sa_restorer; also where a program's rt_sigreturn is
+ * made once the handler has recorded it (same stack pointer as the
+ * program's: its own signal frame is restored). */
+	.globl shim_sud_restorer
+	.hidden shim_sud_restorer
+	.type shim_sud_restorer,@function
+shim_sud_restorer:
+	movq $15, %rax
+	syscall
+	hlt
+	.size shim_sud_restorer, .-shim_sud_restorer
+
+/* vfork, or clone with CLONE_VM and no new stack: made with the program's
+ * registers and stack; parent and child both continue at the address the
+ * handler left in the thread's shim_sud_resume (the child shares it: same
+ * memory, same thread pointer; it is not armed, so it never traps to
+ * overwrite it). Both set the selector BLOCK again: a vfork child shares it,
+ * and the shim's exec wrappers leave it ALLOW. rcx is clobbered, as by any
+ * system call. */
+	.globl shim_sud_vm_stub
+	.hidden shim_sud_vm_stub
+	.type shim_sud_vm_stub,@function
+shim_sud_vm_stub:
+	syscall
+	SUD_RESUME
+	.size shim_sud_vm_stub, .-shim_sud_vm_stub
+
+/* clone with CLONE_VM and a new stack (threads made by a raw clone): the
+ * handler passed stack - 8 with the return address stored there. The child
+ * (rax 0) returns through its new stack, the parent through
+ * shim_sud_resume; both get rsi back as the program passed it. */
+	.globl shim_sud_stack_stub
+	.hidden shim_sud_stack_stub
+	.type shim_sud_stack_stub,@function
+shim_sud_stack_stub:
+	syscall
+	leaq 8(%rsi), %rsi
+	testq %rax, %rax
+	jnz 1f
+	ret
+1:	SUD_RESUME
+	.size shim_sud_stack_stub, .-shim_sud_stack_stub
+
+	.globl shim_sud_region_end
+	.hidden shim_sud_region_end
+shim_sud_region_end:
+	.section .note.GNU-stack,"",@progbits
+#endif

@@ -1,0 +1,85 @@
+/*
+ * The shim's system-call mode (preload/README.md, "System calls: Syscall
+ * User Dispatch"): every system call a thread makes outside the allowed
+ * region (region.S) traps, while the thread's selector byte says BLOCK, to
+ * the SIGSYS handler (handler.c), which records it and makes it.
+ *
+ * Selector rules: BLOCK while the program runs in an armed thread; ALLOW
+ * while inside the trace system (the handler, a wrapper between shim_begin
+ * and shim_emit, so that a call a wrapper records is not recorded twice).
+ */
+#ifndef POSIXTRACE_SHIM_SUD_H
+#define POSIXTRACE_SHIM_SUD_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#define SHIM_SUD_ALLOW 0 /* SYSCALL_DISPATCH_FILTER_ALLOW */
+#define SHIM_SUD_BLOCK 1 /* SYSCALL_DISPATCH_FILTER_BLOCK */
+
+extern __thread volatile unsigned char shim_sud_sel __attribute__((tls_model("initial-exec")));
+extern __thread unsigned char shim_sud_armed __attribute__((tls_model("initial-exec")));
+/* Where a call made through a region stub returns (region.S). */
+extern __thread uintptr_t shim_sud_resume __attribute__((tls_model("initial-exec")));
+
+/* Entering the trace system (a wrapper's recorded call): ALLOW; returns
+ * the selector as it was, for shim_sud_restore. */
+static inline unsigned char shim_sud_enter(void)
+{
+    unsigned char was = shim_sud_sel;
+    if (__builtin_expect(shim_sud_armed, 0))
+        shim_sud_sel = SHIM_SUD_ALLOW;
+    return was;
+}
+static inline void shim_sud_restore(unsigned char was)
+{
+    if (__builtin_expect(shim_sud_armed, 0))
+        shim_sud_sel = was;
+}
+/* Leaving it: BLOCK again in an armed thread. */
+static inline void shim_sud_leave(void)
+{
+    if (__builtin_expect(shim_sud_armed, 0))
+        shim_sud_sel = SHIM_SUD_BLOCK;
+}
+
+/* ---- arm.c ---- */
+extern int shim_sud_on;               /* the mode is on in this process */
+void shim_sud_init(void);             /* constructor: POSIXTRACE_SYSCALLS */
+bool shim_sud_arm_thread(void);       /* this thread (new threads, fork children) */
+void shim_sud_child(void);            /* a fork child: re-arm (dispatch is not inherited),
+                                         the selector kept */
+int shim_sud_set_action(int sig, const void *act, void *oact); /* raw rt_sigaction */
+/* The program's own SIGSYS action (the handler emulates it). */
+struct shim_ksigaction {
+    void *handler;
+    unsigned long flags;
+    void *restorer;
+    uint64_t mask;
+};
+extern struct shim_ksigaction shim_sud_prog_action;
+
+/* ---- sigwrap.c: the program's signal handlers run with BLOCK ---- */
+long shim_sud_sigaction(long sig, const struct shim_ksigaction *act, struct shim_ksigaction *oact,
+                        long size);
+void *shim_sud_prog_handler(int sig);
+
+/* ---- region.S ---- */
+long shim_sud_raw(long nr, long a0, long a1, long a2, long a3, long a4, long a5);
+extern const char shim_sud_region_start[], shim_sud_region_end[];
+void shim_sud_restorer(void);
+void shim_sud_vm_stub(void);
+void shim_sud_stack_stub(void);
+
+/* ---- handler.c ---- */
+void shim_sud_handler(int sig, void *si, void *uc);
+
+/* ---- capture.c: one trapped call's event ---- */
+struct shim_call;
+struct posixtrace_event_desc;
+/* The arguments as the descriptor says; before: the call is not made yet
+ * (pointers read over probed pages only). */
+void shim_sud_capture(struct shim_call *c, const struct posixtrace_event_desc *d,
+                      const long *a, long ret, bool before);
+
+#endif
