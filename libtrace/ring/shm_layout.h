@@ -23,6 +23,7 @@
 #include <stdalign.h>
 #include <stdbool.h>
 #include <stdatomic.h>
+#include <stddef.h>
 #include <stdint.h>
 #include <pthread.h>
 #include <trace.h>
@@ -266,5 +267,18 @@ static inline bool pt_flush_due(struct pt_shm *s)
     return atomic_load_explicit(&s->used, memory_order_relaxed) > s->cap / 8;
 }
 _Static_assert(sizeof(struct pt_slot) == 2 * PT_CACHELINE, "slot layout");
+/* The layout every process of a stream reads (PT_SHM_VERSION): sizes and
+ * offsets that a change must show in the version. */
+_Static_assert(sizeof(struct pt_rec) == 32 && offsetof(struct pt_rec, id) == 4 &&
+               offsetof(struct pt_rec, ts) == 8 && offsetof(struct pt_rec, addr) == 16 &&
+               offsetof(struct pt_rec, len) == 24 && offsetof(struct pt_rec, flags) == 28,
+               "record header layout (doc/design.md \"Records\"; the log's records are the same)");
+_Static_assert(sizeof(struct pt_chunk) == 64 && offsetof(struct pt_chunk, seq) == 16 &&
+               offsetof(struct pt_chunk, end) == 40, "chunk header layout");
+_Static_assert(offsetof(struct pt_slot, rhead) == PT_CACHELINE,
+               "a slot's reader line starts on its second cache line");
+_Static_assert(sizeof(struct pt_name) == 4 + TRACE_EVENT_NAME_MAX + 1, "name table entry");
+_Static_assert(offsetof(struct pt_shm, magic) == 0 && offsetof(struct pt_shm, version) == 8,
+               "magic and version first: a reader checks them before anything else");
 
 #endif
