@@ -1,7 +1,8 @@
 """Unit tests of libtrace's internal parts, called directly (no stream made
 through the API): the free-chunk pool (tests/unit/t300_pool.c), the chunk
 chain the consumer follows (t301_chain.c), the PACKED encoding of trace logs
-(t302_logpack.c).  Each program runs its cases and prints "ok CASE" for
+(t302_logpack.c), the choice of a stream's clock (t303_clock.c, doc/semantics.md
+"Timestamps").  Each program runs its cases and prints "ok CASE" for
 each, "FAIL file:line: check" for a check that failed, and a summary line.
 
 Invariants: doc/design.md (the pool, the chains, orphan slots),
@@ -14,7 +15,7 @@ import pytest
 from harness import run
 
 
-@pytest.mark.parametrize("prog", ["t300_pool", "t301_chain", "t302_logpack"])
+@pytest.mark.parametrize("prog", ["t300_pool", "t301_chain", "t302_logpack", "t303_clock"])
 def test_unit(prog):
     """Every case of the program passes: exit status 0, no FAIL line, a
     summary of at least one check and none failed."""
