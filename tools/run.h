@@ -19,7 +19,7 @@ struct run_opts {
     char *output, *print_to, *format, *timefmt, *policy, *log_policy, *name;
     char *stream_size, *max_data, *log_size, *duration;
     GString *spec;
-    gboolean no_follow, follow, summary, summary_too, addr, quiet, version, no_preload;
+    gboolean no_follow, follow, summary, summary_too, addr, quiet, version, info, no_preload;
     gboolean failed_only, successful_only, relative;
     gint strsize, stack, pid, t_count;
     gboolean syscalls;         /* --syscalls: POSIXTRACE_SYSCALLS=1 for the shim */

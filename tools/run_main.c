@@ -8,6 +8,7 @@
  */
 #include "config.h"
 #include "run.h"
+#include <posixtrace/control.h>
 
 #include <errno.h>
 #include <fcntl.h>
@@ -230,6 +231,21 @@ static int finish(const struct run_opts *o, struct session *s, const trace_attr_
     return s->target_done ? -1 : 128 + SIGINT;
 }
 
+/* --info: what a trace taken now would use. */
+static int run_info(void)
+{
+    int src = 0;
+    double tpn = 0;
+    const char *why = "";
+    posixtrace_clock_choice(&src, &tpn, &why);
+    if (src == POSIXTRACE_CLOCK_TSC)
+        printf("clock: tsc (the cycle counter, %.6f ticks/ns, converted to CLOCK_REALTIME): %s\n",
+               tpn, why);
+    else
+        printf("clock: realtime (CLOCK_REALTIME read at each event): %s\n", why);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     struct run_opts o;
@@ -246,6 +262,8 @@ int main(int argc, char **argv)
         printf("posixtrace-run (%s) %s\n", PACKAGE_NAME, PACKAGE_VERSION);
         return 0;
     }
+    if (o.info)
+        return run_info();
     int64_t end_ns = end_time(&o);
     if (o.pid == 0 && (rc = run_check_program(o.argv[0])) != 0)
         return rc;

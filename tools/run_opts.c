@@ -112,6 +112,8 @@ static const GOptionEntry entries[] = {
       "Do not preload the shim (only what a program linked with libposixtrace records)", NULL),
     O("quiet", 'q', G_OPTION_ARG_NONE, &ro.quiet, "No end-of-run line unless events were lost", NULL),
     O("version", 'V', G_OPTION_ARG_NONE, &ro.version, "Print the version and exit", NULL),
+    O("info", 0, G_OPTION_ARG_NONE, &ro.info,
+      "Print what a trace taken now would use (its clock, and why) and exit", NULL),
     { G_OPTION_REMAINING, 0, 0, G_OPTION_ARG_FILENAME_ARRAY, &ro.argv, NULL, "PROGRAM [ARGS...]" },
     { NULL, 0, 0, 0, NULL, NULL, NULL }
 };
@@ -222,7 +224,7 @@ static gboolean check(struct run_opts *o, GError **err)
 {
     enum pt_format f;
     enum pt_timefmt t;
-    if (o->version)
+    if (o->version || o->info)
         return TRUE;
     if (o->format != NULL && pt_parse_format(o->format, &f) != 0)
         g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "--format %s: text, json or chrome", o->format);

@@ -89,3 +89,19 @@ def test_dump_info_names_the_clock(tmp_path):
         out = tdump("--info", tmp_path / "c.ptl").out
         if r["choice"]["source"] == "1":
             assert "clock: tsc (the cycle counter, %s ticks/ns" % r["log"]["tpn"] in out, out
+
+
+def test_run_info_names_the_clock(tmp_path):
+    """posixtrace-run --info says which clock a trace taken now would use and
+    why (the same choice as the library's), and exits 0 without a program."""
+    from toolscommon import trun
+    out = trun("--info", env={"POSIXTRACE_CLOCK": "realtime"}).out
+    assert out == "clock: realtime (CLOCK_REALTIME read at each event): " \
+                  "POSIXTRACE_CLOCK=realtime\n", out
+    r = run_clock(tmp_path, None)
+    out = trun("--info", env={"POSIXTRACE_CLOCK": ""}).out
+    if r["choice"]["source"] == "1":
+        assert out.startswith("clock: tsc (the cycle counter, ") and \
+            out.rstrip().endswith(r["choice"]["_"].split("why=", 1)[1]), (out, r)
+    else:
+        assert out.startswith("clock: realtime (CLOCK_REALTIME read at each event): "), out
