@@ -2,9 +2,9 @@
  * -e SPEC: which event types to keep, as a trace_event_set_t.
  *
  * SPEC is a comma-separated list of items applied left to right; an item is
- * a class (process, thread, file, net, trace, user, all: the categories of
+ * a class (process, thread, file, net, trace, user, probe, all: the categories of
  * <posixtrace/events.h>, "trace" adding the predefined events 0..7, "user"
- * every user event) or an event name ("posixtrace:open", or "open" without the
+ * every user event, "probe" the run-time probes 1281..1535) or an event name ("posixtrace:open", or "open" without the
  * prefix; '*' and '?' glob), or a C function or system call some events
  * record ("openat": the event open, said on stderr; fn_events.c), or a user
  * event ("user:NAME", or a name with a character other than letters, digits
@@ -37,6 +37,11 @@ static void add_category(trace_event_set_t *s, const char *cat)
 static gboolean select_class(const char *w, trace_event_set_t *s)
 {
     static const char *const cats[] = { "process", "thread", "file", "net", NULL };
+    if (strcmp(w, "probe") == 0) { /* run-time probes, and their definitions */
+        add_range(s, POSIXTRACE_PROBE_FIRST, POSIXTRACE_PROBE_LAST);
+        posix_trace_eventset_add(POSIXTRACE_EV_PROBE_DEF, s);
+        return TRUE;
+    }
     if (strcmp(w, "all") == 0) {
         posix_trace_eventset_fill(s, POSIX_TRACE_ALL_EVENTS);
         return TRUE;
@@ -83,6 +88,13 @@ static int select_names(const char *w, trace_id_t trid, trace_event_set_t *s)
     for (unsigned i = 0; i < posixtrace_event_ndescs; i++) {
         if (name_matches(p, posixtrace_event_descs[i].name)) {
             posix_trace_eventset_add(posixtrace_event_descs[i].id, s);
+            n++;
+        }
+    }
+    for (id = POSIXTRACE_PROBE_FIRST; id <= POSIXTRACE_PROBE_LAST; id++) {
+        const struct pt_probe *pr = pt_probe_get(id);
+        if (pr != NULL && name_matches(p, pr->name)) {
+            posix_trace_eventset_add(id, s);
             n++;
         }
     }

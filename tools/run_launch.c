@@ -71,6 +71,7 @@ static gchar **child_env(const struct run_opts *o)
             g_free(v);
         }
     }
+    env = run_probes_env(env);
     if (o->strsize >= 0) {
         g_snprintf(num, sizeof num, "%d", o->strsize);
         env = g_environ_setenv(env, "POSIXTRACE_STRSIZE", num, TRUE);

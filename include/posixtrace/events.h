@@ -100,6 +100,7 @@ enum posixtrace_ftype {
     POSIXTRACE_F_MSGFLAGS,  /* MSG_* */
     POSIXTRACE_F_WSTATUS,   /* wait status, shown as WIFEXITED... */
     POSIXTRACE_F_ATFLAGS,   /* AT_* flags (AT_REMOVEDIR, AT_SYMLINK_NOFOLLOW...), RENAME_* */
+    POSIXTRACE_F_DOUBLE,    /* the bits of an IEEE 754 double (probes' double and float) */
     POSIXTRACE_F_VARIABLE = 64,
     POSIXTRACE_F_STR = 64,  /* a string (path, name) */
     POSIXTRACE_F_BUF,       /* the first bytes of a data buffer */
