@@ -32,6 +32,8 @@ static struct {
     uint32_t strsize;
 } base;
 
+/* Set while this library records: a probed function that the recording
+ * calls (libposixtrace's own calls) is not recorded. */
 static __thread int in_probe;
 
 static int base_ready(void)
@@ -241,7 +243,9 @@ static void on_call(ffi_cif *cif, void *ret, void **args, void *data)
         record_defs();
     uint64_t t0 = base.begin(p->id);
     *ep = e0;
+    in_probe = 0; /* the function may call other probed functions: recorded too */
     ffi_call(cif, FFI_FN(p->orig), ret, args);
+    in_probe = 1;
     int e1 = *ep;
     struct pl pl;
     hdr_init(&pl);

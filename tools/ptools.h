@@ -207,7 +207,7 @@ gboolean pt_filter_parse(const char *spec, const trace_event_set_t *base, trace_
                          pt_user_open_fn user_open, void *ctx, trace_event_set_t *keep,
                          GError **err);
 /* The classes a spec may name, for --help. */
-#define PT_FILTER_CLASSES "process, thread, file, net, trace, user, all"
+#define PT_FILTER_CLASSES "process, thread, file, net, trace, user, probe, all"
 
 /* ---- fn_events.c: functions and system calls -> the shim's events ---- */
 /* The names of the events ("open") recording the C function or system call
