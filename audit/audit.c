@@ -98,3 +98,17 @@ AUDIT_API uintptr_t la_symbind64(Elf64_Sym *sym, unsigned ndx, uintptr_t *refcoo
     }
     return sym->st_value;
 }
+
+/* Everything is loaded and relocated: the recording functions are looked
+ * up now. Probed calls before this are the dynamic linker's own (its
+ * malloc and calloc are the C library's once it is relocated): not
+ * recorded, since dlmopen cannot run yet. */
+int pt_preinit_done;
+
+AUDIT_API void la_preinit(uintptr_t *cookie)
+{
+    (void)cookie;
+    pt_preinit_done = 1;
+    if (pt_nprobes != 0)
+        (void)pt_base_ready();
+}

@@ -36,5 +36,9 @@ extern struct link_map *pt_map_libtrace, *pt_map_libc;
 
 /* call.c: builds p's closure for the function at orig; 0 or -1. */
 int pt_probe_arm(struct probe *p, void *orig);
+/* call.c: the program's libposixtrace and errno found (at la_preinit; not
+ * before: no call is recorded then); 0 if they cannot be. */
+int pt_base_ready(void);
+extern int pt_preinit_done; /* la_preinit ran: every object is relocated */
 
 #endif

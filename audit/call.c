@@ -27,20 +27,25 @@ static struct {
     void (*call)(trace_event_id_t, void *, size_t, const void *, uint64_t);
     void (*event)(trace_event_id_t, const void *, size_t, const void *);
     int *(*errno_loc)(void);
-    int state; /* 0: not looked up, 1: ready, 2: not available */
+    int state; /* 0: not looked up, 1: ready, 2: not available, 3: being looked up */
     int defs_done;
     uint32_t strsize;
 } base;
 
 /* Set while this library records: a probed function that the recording
- * calls (libposixtrace's own calls) is not recorded. */
-static __thread int in_probe;
+ * calls (libposixtrace's own calls) is not recorded. Initial-exec: a
+ * dynamic TLS access may allocate with malloc, which may be probed. */
+static __thread int in_probe __attribute__((tls_model("initial-exec")));
 
-static int base_ready(void)
+int pt_base_ready(void)
 {
     int s = __atomic_load_n(&base.state, __ATOMIC_ACQUIRE);
-    if (s != 0)
-        return s == 1;
+    if (s != 0 || !pt_preinit_done)
+        return s == 1; /* before la_preinit: the dynamic linker's own calls (calloc) */
+    /* 3: being looked up (dlmopen may call malloc, which may be probed: those
+     * calls, and other threads' meanwhile, are not recorded) */
+    if (!__atomic_compare_exchange_n(&base.state, &s, 3, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+        return 0;
     /* handles of the program's namespace (a link map is not a handle) */
     void *lt = pt_map_libtrace != NULL
         ? dlmopen(LM_ID_BASE, pt_map_libtrace->l_name, RTLD_NOLOAD | RTLD_LAZY) : NULL;
@@ -231,7 +236,7 @@ static void record_defs(void)
 static void on_call(ffi_cif *cif, void *ret, void **args, void *data)
 {
     struct probe *p = data;
-    if (in_probe || !base_ready() || !base.want[p->id]) {
+    if (in_probe || !pt_base_ready() || !base.want[p->id]) {
         ffi_call(cif, FFI_FN(p->orig), ret, args);
         return;
     }

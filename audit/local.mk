@@ -13,3 +13,8 @@ audit_libposixtrace_audit_la_CFLAGS = $(AM_CFLAGS) $(LIBFFI_CFLAGS) -fvisibility
 audit_libposixtrace_audit_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -no-undefined -shared
 audit_libposixtrace_audit_la_LIBADD = $(LIBFFI_LIBS) -ldl
 EXTRA_DIST += audit/README.md
+
+# The probes shipped for a few common libraries (doc/tools.md "Probes").
+probesdir = $(pkgdatadir)/probes
+dist_probes_DATA = audit/probes/common.ini
+EXTRA_DIST += examples/probes.ini

@@ -161,3 +161,13 @@ def test_bad_specs_say_where(spec, at, msg):
         return
     assert "at byte %d: %s" % (at, msg) in p.err, p.err
     assert "\n    " + " " * (at - 1) + "^" in p.err, p.err
+
+
+@pytest.mark.parametrize("path", ["examples/probes.ini", "audit/probes/common.ini"])
+def test_shipped_probe_files(path):
+    """The example and the shipped probes file parse, and probe a real program
+    without changing it (malloc/free in libc: many calls, output identical)."""
+    f = os.path.join(srcdir(), path)
+    p = prun("-c", "--probes", f, PY, "-c", "import math; print(math.cos(1))")
+    assert (p.out, 0) == plain(PY, "-c", "import math; print(math.cos(1))")
+    assert "probe:libm.so.6:cos" in p.err, p.err
