@@ -18,6 +18,7 @@
 #include "bench_util.h"
 
 #include <math.h>
+#include <spawn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <fcntl.h>
@@ -36,31 +37,41 @@ static int loop(long n)
     return s < 0;
 }
 
-/* ns per call of `argv` (ending with "loop N"), best of 5; -1 on failure. */
+/* One run of argv (ending with "loop N"): the ns per call it prints, or -1. */
+static double once(char *const argv[])
+{
+    int fd[2];
+    if (pipe(fd) != 0)
+        return -1;
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_adddup2(&fa, fd[1], 1);
+    posix_spawn_file_actions_addopen(&fa, 2, "/dev/null", O_WRONLY, 0);
+    posix_spawn_file_actions_addclose(&fa, fd[0]);
+    pid_t pid;
+    int rc = posix_spawnp(&pid, argv[0], &fa, NULL, argv, environ);
+    posix_spawn_file_actions_destroy(&fa);
+    close(fd[1]);
+    FILE *f = fdopen(fd[0], "r");
+    double v = -1;
+    if (f == NULL || fscanf(f, "%lf", &v) != 1)
+        v = -1;
+    if (f != NULL)
+        fclose(f);
+    int st = 0;
+    if (rc != 0 || waitpid(pid, &st, 0) != pid || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        return -1;
+    return v;
+}
+
+/* The best of `reps` runs; -1 if one failed. */
 static double timed(char *const argv[], int reps)
 {
     double best = -1;
     for (int r = 0; r < reps; r++) {
-        int fd[2];
-        if (pipe(fd) != 0)
+        double v = once(argv);
+        if (v < 0)
             return -1;
-        pid_t pid = fork();
-        if (pid == 0) {
-            dup2(fd[1], 1);
-            int null = open("/dev/null", O_WRONLY);
-            dup2(null, 2);
-            execvp(argv[0], argv);
-            _exit(127);
-        }
-        close(fd[1]);
-        char buf[64] = "";
-        ssize_t k = read(fd[0], buf, sizeof buf - 1);
-        close(fd[0]);
-        int st;
-        waitpid(pid, &st, 0);
-        if (k <= 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
-            return -1;
-        double v = strtod(buf, NULL);
         if (best < 0 || v < best)
             best = v;
     }

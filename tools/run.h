@@ -30,6 +30,9 @@ struct run_opts {
 gboolean run_parse(int argc, char **argv, struct run_opts *o);
 void run_opts_free(struct run_opts *o);
 
+/* run_launch.c: $env, else installed, else built (NULL: none). */
+const char *run_lib_path(const char *env, const char *installed, const char *built);
+
 /* run_probes.c: --probe, --probes (issue 16). */
 gboolean run_probe_add(const char *spec, GError **err);
 gboolean run_probes_file(const char *path, GError **err);

@@ -13,6 +13,9 @@
 #include <string.h>
 #include <unistd.h>
 
+#ifndef POSIXTRACE_AUDIT_PATH
+#define POSIXTRACE_AUDIT_PATH "libposixtrace-audit.so"
+#endif
 #define PROBES_MAX (POSIXTRACE_PROBE_LAST - POSIXTRACE_PROBE_FIRST + 1)
 
 static GPtrArray *specs;
@@ -65,20 +68,6 @@ guint run_probes_count(void)
     return specs != NULL ? specs->len : 0;
 }
 
-/* The audit library: $POSIXTRACE_AUDIT, the installed one, or the one built
- * beside posixtrace-run. */
-static const char *audit_path(void)
-{
-    const char *p = g_getenv("POSIXTRACE_AUDIT");
-    if (p != NULL && *p != '\0')
-        return p;
-#ifdef POSIXTRACE_BUILD_AUDIT_PATH
-    if (access(POSIXTRACE_AUDIT_PATH, R_OK) != 0 && access(POSIXTRACE_BUILD_AUDIT_PATH, R_OK) == 0)
-        return POSIXTRACE_BUILD_AUDIT_PATH;
-#endif
-    return POSIXTRACE_AUDIT_PATH;
-}
-
 gchar **run_probes_env(gchar **env)
 {
     if (run_probes_count() == 0)
@@ -88,7 +77,13 @@ gchar **run_probes_env(gchar **env)
         g_string_append(all, specs->pdata[i]);
         g_string_append_c(all, '\n');
     }
-    const char *lib = audit_path(), *old = g_environ_getenv(env, "LD_AUDIT");
+#ifdef POSIXTRACE_BUILD_AUDIT_PATH
+    const char *built = POSIXTRACE_BUILD_AUDIT_PATH;
+#else
+    const char *built = NULL;
+#endif
+    const char *lib = run_lib_path("POSIXTRACE_AUDIT", POSIXTRACE_AUDIT_PATH, built);
+    const char *old = g_environ_getenv(env, "LD_AUDIT");
     if (access(lib, R_OK) != 0)
         pt_warn("the probe library %s is missing: no probe records anything (set POSIXTRACE_AUDIT=PATH)",
                 lib);
