@@ -171,3 +171,13 @@ def test_shipped_probe_files(path):
     p = prun("-c", "--probes", f, PY, "-c", "import math; print(math.cos(1))")
     assert (p.out, 0) == plain(PY, "-c", "import math; print(math.cos(1))")
     assert "probe:libm.so.6:cos" in p.err, p.err
+
+
+def test_select_one_probe_by_name():
+    """-e probe:OBJECT:FUNCTION keeps that probe only (the stream's filter:
+    cos is not recorded at all); -e 'probe:libm*' both."""
+    p = prun("-e", "probe:libm.so.6:sin", "--probe", COS, "--probe", SIN,
+             program("t300_probe_math"), "2")
+    assert [e[0] for e in events(p.err)] == ["probe:libm.so.6:sin"] * 2, p.err
+    p = prun("-e", "probe:libm*", "--probe", COS, "--probe", SIN, program("t300_probe_math"), "1")
+    assert sorted(e[0] for e in events(p.err)) == ["probe:libm.so.6:cos", "probe:libm.so.6:sin"]
