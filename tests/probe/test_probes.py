@@ -44,7 +44,7 @@ def probe_events(err, name):
     return [e for e in events(err) if e[0] == name]
 
 
-@pytest.mark.parametrize("prog", ["t300_probe_math", "t301_probe_now"])
+@pytest.mark.parametrize("prog", ["t310_probe_math", "t311_probe_now"])
 def test_every_call_recorded_first_included(prog):
     """Lazy binding and -z now: n calls of cos give exactly n events, the
     first included, with the argument and the result decoded; sin too; the
@@ -66,8 +66,8 @@ def test_every_call_recorded_first_included(prog):
 def test_invalid_str_pointer_never_crashes():
     """abs(-3000009) probed as taking a str: the 'pointer' is not readable;
     the field is empty and the program runs as without probes."""
-    p = prun("-e", "probe", "--probe", "*:abs(str s)->int", program("t300_probe_math"))
-    assert (p.out, 0) == plain(program("t300_probe_math"))
+    p = prun("-e", "probe", "--probe", "*:abs(str s)->int", program("t310_probe_math"))
+    assert (p.out, 0) == plain(program("t310_probe_math"))
     ab = probe_events(p.err, "probe:*:abs")
     assert len(ab) == 1 and ab[0][1] == 's=""' and ab[0][2].startswith(" = 3000009 <"), p.err
 
@@ -77,15 +77,15 @@ def test_dlopened_library(tmp_path):
     the cos it calls through its own PLT are both recorded."""
     if shutil.which("gcc") is None:
         pytest.skip("gcc not found")
-    lib = tmp_path / "libt302.so"
+    lib = tmp_path / "libt312.so"
     sh(["gcc", "-shared", "-fPIC", "-O2", "-o", lib,
-        os.path.join(srcdir(), "tests", "probe", "t302_probe_plugin.c"), "-lm"])
-    p = prun("-e", "probe", "--probe", COS, "--probe", "libt302.so:t302_scale(double x, int k)->double",
-             program("t303_probe_dlopen"), lib)
-    assert (p.out, 0) == plain(program("t303_probe_dlopen"), lib) and p.out == "2.906737\n"
+        os.path.join(srcdir(), "tests", "probe", "t312_probe_plugin.c"), "-lm"])
+    p = prun("-e", "probe", "--probe", COS, "--probe", "libt312.so:t312_scale(double x, int k)->double",
+             program("t313_probe_dlopen"), lib)
+    assert (p.out, 0) == plain(program("t313_probe_dlopen"), lib) and p.out == "2.906737\n"
     assert [e[1] + e[2].split(" <")[0] for e in probe_events(p.err, "probe:libm.so.6:cos")] == \
         ["x=0.25 = 0.968912"], p.err
-    sc = probe_events(p.err, "probe:libt302.so:t302_scale")
+    sc = probe_events(p.err, "probe:libt312.so:t312_scale")
     assert [e[1] + e[2].split(" <")[0] for e in sc] == ["x=0.25, k=3 = 2.90674"], p.err
 
 
@@ -121,7 +121,7 @@ def test_dump_decodes_log_by_itself(tmp_path):
     """-o LOG: posixtrace-dump learns the probes from posixtrace:probe_def
     and shows them in text, JSON, Chrome and -c."""
     log = tmp_path / "t.ptl"
-    prun("-o", log, "--probe", COS, program("t300_probe_math"), "2")
+    prun("-o", log, "--probe", COS, program("t310_probe_math"), "2")
     txt = [e for e in events(tdump(log).out) if e[0] == "probe:libm.so.6:cos"]
     assert [e[1] + e[2].split(" <")[0] for e in txt] == ["x=0.5 = 0.877583", "x=1.5 = 0.0707372"]
     js = [e for e in json_lines(tdump("-f", "json", log).out) if e["event"] == "probe:libm.so.6:cos"]
@@ -140,7 +140,7 @@ def test_probes_file_and_never_bound(tmp_path):
     function is never bound is said at the end."""
     f = tmp_path / "p.ini"
     f.write_text("[libm.so.6]\ncos=(double x)->double\ntan=(double x)->double\n")
-    p = prun("-e", "probe", "--probes", f, program("t300_probe_math"), "1")
+    p = prun("-e", "probe", "--probes", f, program("t310_probe_math"), "1")
     assert len(probe_events(p.err, "probe:libm.so.6:cos")) == 1
     assert "probe libm.so.6:tan(double x)->double: no call recorded" in p.err
     assert "probe libm.so.6:cos" not in p.err.split("no call recorded")[0].splitlines()[-1]
@@ -177,7 +177,7 @@ def test_select_one_probe_by_name():
     """-e probe:OBJECT:FUNCTION keeps that probe only (the stream's filter:
     cos is not recorded at all); -e 'probe:libm*' both."""
     p = prun("-e", "probe:libm.so.6:sin", "--probe", COS, "--probe", SIN,
-             program("t300_probe_math"), "2")
+             program("t310_probe_math"), "2")
     assert [e[0] for e in events(p.err)] == ["probe:libm.so.6:sin"] * 2, p.err
-    p = prun("-e", "probe:libm*", "--probe", COS, "--probe", SIN, program("t300_probe_math"), "1")
+    p = prun("-e", "probe:libm*", "--probe", COS, "--probe", SIN, program("t310_probe_math"), "1")
     assert sorted(e[0] for e in events(p.err)) == ["probe:libm.so.6:cos", "probe:libm.so.6:sin"]

@@ -1,8 +1,0 @@
-/* A library that tests/probe/t303_probe_dlopen opens with dlopen: its
- * function calls cos through its own PLT. */
-#include <math.h>
-
-double t302_scale(double x, int k)
-{
-    return cos(x) * k;
-}
