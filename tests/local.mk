@@ -33,6 +33,7 @@ include $(srcdir)/tests/log/local.mk
 include $(srcdir)/tests/xproc/local.mk
 include $(srcdir)/tests/shim/local.mk
 include $(srcdir)/tests/tools/local.mk
+include $(srcdir)/tests/probe/local.mk
 include $(srcdir)/tests/unit/local.mk
 
 # ---- Every test file is distributed -----------------------------------------

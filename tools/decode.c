@@ -90,6 +90,17 @@ const struct pt_field *pt_event_field(const struct pt_event *e, const char *name
     return NULL;
 }
 
+/* posixtrace:probe_def: the probe's events decode from now on. */
+static void learn_probe(const struct pt_event *e)
+{
+    const struct pt_field *id = pt_event_field(e, "probe"), *spec = pt_event_field(e, "spec");
+    if (id == NULL || spec == NULL || spec->short_read)
+        return;
+    char *s = g_strndup((const char *)spec->p, spec->n);
+    pt_probe_learn((unsigned)id->u, s);
+    g_free(s);
+}
+
 void pt_decode(struct pt_event *e, struct pt_names *n, const struct posix_trace_event_info *info,
                const unsigned char *data, size_t len)
 {
@@ -103,6 +114,16 @@ void pt_decode(struct pt_event *e, struct pt_names *n, const struct posix_trace_
     e->tid = -1;
     if (e->id < PT_SYS_FIRST) {
         e->kind = PT_K_PREDEF;
+    } else if ((e->probe = pt_probe_get(e->id)) != NULL) {
+        size_t pos = 0;
+        e->kind = PT_K_SYS;
+        e->name = e->probe->name;
+        e->desc = &e->probe->desc;
+        if (read_hdr(e, &pos)) {
+            e->kind = PT_K_CALL;
+            read_fields(e, pos);
+            pt_probe_refine(e);
+        }
     } else if (e->id >= POSIX_TRACE_UNNAMED_USEREVENT && e->id <= PT_USER_ID_MAX) {
         e->kind = PT_K_USER;
     } else {
@@ -113,6 +134,8 @@ void pt_decode(struct pt_event *e, struct pt_names *n, const struct posix_trace_
             e->kind = PT_K_CALL;
             read_fields(e, pos);
             pt_calls_refine(e);
+            if (e->id == POSIXTRACE_EV_PROBE_DEF)
+                learn_probe(e);
             e->tid = e->hdr.tid != 0 ? (int64_t)e->hdr.tid : -1; /* 0: none (process_end) */
             if (e->hdr.tid != 0)
                 pt_tidmap_learn(info->posix_pid, info->posix_thread_id, e->hdr.tid);

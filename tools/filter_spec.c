@@ -2,10 +2,10 @@
  * -e SPEC: which event types to keep, as a trace_event_set_t.
  *
  * SPEC is a comma-separated list of items applied left to right; an item is
- * a class (process, thread, file, net, trace, user, syscall, all: the
+ * a class (process, thread, file, net, trace, user, syscall, probe, all: the
  * categories of <posixtrace/events.h> and <posixtrace/syscalls.def>, "trace"
  * adding the predefined events 0..7, "user" every user event, "syscall" every
- * system call of the system-call mode) or an event name ("posixtrace:open",
+ * system call of the system-call mode, "probe" the run-time probes 1281..1535) or an event name ("posixtrace:open",
  * "syscall:openat", or either without its prefix; '*' and '?' glob), or a C
  * function or system call some events record ("openat": the event open, said
  * on stderr; fn_events.c), or a user event ("user:NAME", or a name with a
@@ -46,6 +46,11 @@ static void add_category(trace_event_set_t *s, const char *cat)
 static gboolean select_class(const char *w, trace_event_set_t *s)
 {
     static const char *const cats[] = { "process", "thread", "file", "net", NULL };
+    if (strcmp(w, "probe") == 0) { /* run-time probes, and their definitions */
+        add_range(s, POSIXTRACE_PROBE_FIRST, POSIXTRACE_PROBE_LAST);
+        posix_trace_eventset_add(POSIXTRACE_EV_PROBE_DEF, s);
+        return TRUE;
+    }
     if (strcmp(w, "all") == 0) {
         posix_trace_eventset_fill(s, POSIX_TRACE_ALL_EVENTS);
         return TRUE;
@@ -108,9 +113,16 @@ static int select_names(const char *w, trace_id_t trid, trace_event_set_t *s)
             n++;
         }
     }
+    for (id = POSIXTRACE_PROBE_FIRST; id <= POSIXTRACE_PROBE_LAST; id++) {
+        const struct pt_probe *pr = pt_probe_get(id);
+        if (pr != NULL && name_matches(p, pr->name)) {
+            posix_trace_eventset_add(id, s);
+            n++;
+        }
+    }
     posix_trace_eventtypelist_rewind(trid);
     while (posix_trace_eventtypelist_getnext_id(trid, &id, &unavailable) == 0 && !unavailable) {
-        if (id >= POSIX_TRACE_UNNAMED_USEREVENT &&
+        if (id >= POSIX_TRACE_UNNAMED_USEREVENT && id <= PT_USER_ID_MAX &&
             posix_trace_eventid_get_name(trid, id, buf) == 0 && name_matches(p, buf)) {
             posix_trace_eventset_add(id, s);
             n++;

@@ -175,8 +175,14 @@ void pt_chrome_event(struct pt_out *o, const struct pt_event *e)
         pt_json_args(a, o, e);
         if (slice) {
             g_string_truncate(a, a->len - 1); /* the closing brace */
-            g_string_append_printf(a, "%s\"ret\":%" G_GINT64_FORMAT ",\"errno\":%d}",
-                                   a->len > 1 ? "," : "", (gint64)e->hdr.ret, (int)e->hdr.err);
+            if (e->probe != NULL) {
+                g_string_append(a, a->len > 1 ? ",\"ret\":" : "\"ret\":");
+                pt_probe_fmt_ret(a, e, 1);
+                g_string_append_printf(a, ",\"errno\":%d}", (int)e->hdr.err);
+            } else {
+                g_string_append_printf(a, "%s\"ret\":%" G_GINT64_FORMAT ",\"errno\":%d}",
+                                       a->len > 1 ? "," : "", (gint64)e->hdr.ret, (int)e->hdr.err);
+            }
         }
         g_string_append(s, a->str);
         g_string_free(a, TRUE);

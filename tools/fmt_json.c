@@ -124,11 +124,16 @@ static void call_json(GString *s, const struct pt_event *e)
         g_string_append(s, "null");
     g_string_append(s, ",\"args\":");
     pt_json_args(s, NULL, e);
-    if (noret)
+    if (noret) {
         g_string_append(s, ",\"ret\":null,\"errno\":null");
-    else
+    } else if (e->probe != NULL) {
+        g_string_append(s, ",\"ret\":");
+        pt_probe_fmt_ret(s, e, 1);
+        g_string_append_printf(s, ",\"errno\":%d", (int)e->hdr.err);
+    } else {
         g_string_append_printf(s, ",\"ret\":%" G_GINT64_FORMAT ",\"errno\":%d",
                                (gint64)e->hdr.ret, (int)e->hdr.err);
+    }
     if (e->hdr.err != 0)
         g_string_append_printf(s, ",\"errno_name\":\"%s\"", pt_errno_name(e->hdr.err, b, sizeof b));
     else

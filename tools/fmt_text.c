@@ -185,7 +185,10 @@ static void result_text(GString *s, const struct pt_event *e)
         g_string_append(s, " = ?");
         return;
     }
-    if (e->hdr.ret > (int64_t)0xffffffff)
+    if (e->probe != NULL) {
+        g_string_append(s, " = ");
+        pt_probe_fmt_ret(s, e, 0);
+    } else if (e->hdr.ret > (int64_t)0xffffffff)
         g_string_append_printf(s, " = %#" G_GINT64_MODIFIER "x", (guint64)e->hdr.ret);
     else
         g_string_append_printf(s, " = %" G_GINT64_FORMAT, (gint64)e->hdr.ret);

@@ -99,7 +99,7 @@ const char *pt_errno_name(int e, char *buf, size_t size)
 int pt_fixed_is_number(int type)
 {
     return type == POSIXTRACE_F_INT || type == POSIXTRACE_F_UINT || type == POSIXTRACE_F_FD ||
-           type == POSIXTRACE_F_PID || type <= 0 || (type > POSIXTRACE_F_SIGHOW &&
+           type == POSIXTRACE_F_PID || type <= 0 || (type > POSIXTRACE_F_DOUBLE &&
                                                      type < POSIXTRACE_F_VARIABLE);
 }
 
@@ -147,6 +147,12 @@ void pt_fmt_fixed(GString *s, int type, uint64_t v)
     case POSIXTRACE_F_HEX:
         g_string_append_printf(s, "%#" G_GINT64_MODIFIER "x", (guint64)v);
         break;
+    case POSIXTRACE_F_DOUBLE: {
+        double d;
+        memcpy(&d, &v, sizeof d);
+        g_string_append_printf(s, "%g", d);
+        break;
+    }
     default: /* types this version does not know: as F_INT (events.h) */
         g_string_append_printf(s, "%" G_GINT64_FORMAT, (gint64)i);
         break;

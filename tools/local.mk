@@ -11,6 +11,9 @@ tools_libptools_la_SOURCES = \
 	tools/xlat.h \
 	tools/xlat.c \
 	tools/calls.c \
+	tools/probes.c \
+	audit/spec.h \
+	audit/spec.c \
 	tools/fmt_value.c \
 	tools/fmt_escape.c \
 	tools/fmt_text.c \
@@ -81,10 +84,13 @@ tools_posixtrace_run_SOURCES = \
 	tools/run_signals.c \
 	tools/run_session.c \
 	tools/run_report.c \
-	tools/run_untraced.c
+	tools/run_untraced.c \
+	tools/run_probes.c
 tools_posixtrace_run_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DPOSIXTRACE_PRELOAD_PATH='"$(libdir)/libposixtrace-preload.so"' \
-	-DPOSIXTRACE_BUILD_PRELOAD_PATH='"$(abs_top_builddir)/preload/.libs/libposixtrace-preload.so"'
+	-DPOSIXTRACE_BUILD_PRELOAD_PATH='"$(abs_top_builddir)/preload/.libs/libposixtrace-preload.so"' \
+	-DPOSIXTRACE_AUDIT_PATH='"$(libdir)/libposixtrace-audit.so"' \
+	-DPOSIXTRACE_BUILD_AUDIT_PATH='"$(abs_top_builddir)/audit/.libs/libposixtrace-audit.so"'
 tools_posixtrace_run_CFLAGS = $(AM_CFLAGS) $(GLIB_CFLAGS)
 tools_posixtrace_run_LDADD = $(TOOLS_LDADD)
 

@@ -31,6 +31,8 @@
 #include <stdio.h>
 #include <trace.h>
 #include <posixtrace/events.h>
+#include <posixtrace/record.h>
+#include "../audit/spec.h"
 
 #define PT_SYS_FIRST 8u                /* first id of the shim's system events */
 #define PT_ID_MAX 2047u               /* highest valid event type id (doc/design.md) */
@@ -81,6 +83,7 @@ struct pt_event {
     int cut;                   /* the payload ended before the last field */
     int64_t tid;               /* kernel tid: from the call header, or learned; -1 unknown */
     const char *fn;            /* PT_K_CALL: the function of the family called, or NULL */
+    const struct pt_probe *probe; /* a run-time probe's call (its descriptor is probe->desc) */
 };
 /* Fills e from what getnext returned (info, data, len); names from n. */
 /* The field of a call event named name, if the payload holds it, else NULL. */
@@ -99,6 +102,25 @@ int64_t pt_event_start_ns(const struct pt_event *e);
 void pt_tidmap_learn(pid_t pid, pthread_t th, int64_t tid);
 int64_t pt_tidmap_get(pid_t pid, pthread_t th);
 void pt_tidmap_free(void);
+
+/* ---- probes.c: run-time probes (1281 + k), from their specs ---- */
+struct pt_probe {
+    struct posixtrace_event_desc desc;
+    char name[TRACE_EVENT_NAME_MAX + 1]; /* "probe:OBJECT:FUNCTION", cut to 63 bytes */
+    char *spec;
+    struct pt_probe_spec sp;
+    uint64_t calls;
+};
+/* A spec checked; FALSE and *err (with the position of the mistake). */
+gboolean pt_probe_parse_spec(const char *spec, struct pt_probe_spec *sp, GError **err);
+/* Event type id's probe is spec from now on (NULL: not a valid one). */
+const struct pt_probe *pt_probe_learn(unsigned id, const char *spec);
+const struct pt_probe *pt_probe_get(unsigned id);
+uint64_t pt_probe_calls(unsigned id); /* events of the probe decoded so far */
+void pt_probes_free(void);
+void pt_probe_refine(struct pt_event *e);
+/* A probe call's return value as its type says (json: a JSON value). */
+void pt_probe_fmt_ret(GString *s, const struct pt_event *e, int json);
 
 /* ---- calls.c ---- */
 /* Sets e->fn, the fields' absent and show (called by pt_decode). */
@@ -187,7 +209,7 @@ gboolean pt_filter_parse(const char *spec, const trace_event_set_t *base, trace_
                          pt_user_open_fn user_open, void *ctx, trace_event_set_t *keep,
                          GError **err);
 /* The classes a spec may name, for --help. */
-#define PT_FILTER_CLASSES "process, thread, file, net, trace, user, syscall, all"
+#define PT_FILTER_CLASSES "process, thread, file, net, trace, user, syscall, probe, all"
 
 /* ---- fn_events.c: functions and system calls -> the shim's events ---- */
 /* The names of the events ("open") recording the C function or system call

@@ -19,6 +19,7 @@ struct run_opts {
     char *output, *print_to, *format, *timefmt, *policy, *log_policy, *name;
     char *stream_size, *max_data, *log_size, *duration;
     GString *spec;
+    GPtrArray *probes;         /* --probe, --probes: the specs, checked */
     gboolean no_follow, follow, summary, summary_too, addr, quiet, version, info, no_preload;
     gboolean failed_only, successful_only, relative;
     gint strsize, stack, pid, t_count;
@@ -29,6 +30,17 @@ struct run_opts {
 /* run_opts.c: parses argv; FALSE (message written) on bad options. */
 gboolean run_parse(int argc, char **argv, struct run_opts *o);
 void run_opts_free(struct run_opts *o);
+
+/* run_launch.c: $env, else installed, else built (NULL: none). */
+const char *run_lib_path(const char *env, const char *installed, const char *built);
+
+/* run_probes.c: --probe, --probes (issue 16). */
+gboolean run_probe_add(const char *spec, GError **err);
+gboolean run_probes_file(const char *path, GError **err);
+guint run_probes_count(void);
+gchar **run_probes_env(gchar **env); /* LD_AUDIT, POSIXTRACE_PROBES; names the probes */
+void run_probes_report(void);       /* probes with no call recorded */
+void run_probes_free(void);
 
 /* run_attr.c: the stream's attributes from the options. */
 gboolean run_attr(const struct run_opts *o, trace_attr_t *a);

@@ -42,18 +42,26 @@ int run_check_program(const char *prog)
     return 0;
 }
 
-/* The shim to preload: $POSIXTRACE_PRELOAD, else the installed one, else
- * (not installed: run from its build tree) the one built beside it. */
-static const char *shim_path(void)
+/* A library the program gets: $ENV, else the installed one, else (not
+ * installed: run from its build tree) the one built beside it. */
+const char *run_lib_path(const char *env, const char *installed, const char *built)
 {
-    const char *p = g_getenv("POSIXTRACE_PRELOAD");
+    const char *p = g_getenv(env);
     if (p != NULL && *p != '\0')
         return p;
+    if (built != NULL && access(installed, R_OK) != 0 && access(built, R_OK) == 0)
+        return built;
+    return installed;
+}
+
+/* The shim to preload ($POSIXTRACE_PRELOAD...). */
+static const char *shim_path(void)
+{
 #ifdef POSIXTRACE_BUILD_PRELOAD_PATH
-    if (access(POSIXTRACE_PRELOAD_PATH, R_OK) != 0 && access(POSIXTRACE_BUILD_PRELOAD_PATH, R_OK) == 0)
-        return POSIXTRACE_BUILD_PRELOAD_PATH;
+    return run_lib_path("POSIXTRACE_PRELOAD", POSIXTRACE_PRELOAD_PATH, POSIXTRACE_BUILD_PRELOAD_PATH);
+#else
+    return run_lib_path("POSIXTRACE_PRELOAD", POSIXTRACE_PRELOAD_PATH, NULL);
 #endif
-    return POSIXTRACE_PRELOAD_PATH;
 }
 
 static gchar **child_env(const struct run_opts *o)
@@ -71,6 +79,7 @@ static gchar **child_env(const struct run_opts *o)
             g_free(v);
         }
     }
+    env = run_probes_env(env);
     if (o->strsize >= 0) {
         g_snprintf(num, sizeof num, "%d", o->strsize);
         env = g_environ_setenv(env, "POSIXTRACE_STRSIZE", num, TRUE);

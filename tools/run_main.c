@@ -23,7 +23,7 @@ static void default_keep(trace_event_set_t *keep)
     static const trace_event_id_t quiet[] = { POSIX_TRACE_START, POSIX_TRACE_STOP,
                                               POSIX_TRACE_FILTER, POSIX_TRACE_FLUSH_START,
                                               POSIX_TRACE_FLUSH_STOP, POSIXTRACE_EV_MODULE,
-                                              POSIXTRACE_EV_PROCESS_END };
+                                              POSIXTRACE_EV_PROCESS_END, POSIXTRACE_EV_PROBE_DEF };
     posix_trace_eventset_fill(keep, POSIX_TRACE_ALL_EVENTS);
     for (size_t i = 0; i < G_N_ELEMENTS(quiet); i++)
         posix_trace_eventset_del(quiet[i], keep);
@@ -56,11 +56,13 @@ static gboolean set_filter(const struct run_opts *o, trace_id_t trid, struct pt_
                 o->spec->str);
     posix_trace_eventset_fill(&out, POSIX_TRACE_ALL_EVENTS);
     /* The address map is always recorded (--addr, posixtrace-dump --symbolize),
-     * and the ends posixtrace-run records (the "+++ killed by" lines). */
+     * the ends posixtrace-run records (the "+++ killed by" lines), and the
+     * probes' definitions (posixtrace-dump decodes the probes with them). */
     for (trace_event_id_t id = 0; id <= PT_ID_MAX; id++) {
         int m = 0;
         posix_trace_eventset_ismember(id, &k->keep, &m);
-        if (m || id < PT_SYS_FIRST || id == POSIXTRACE_EV_MODULE || id == POSIXTRACE_EV_PROCESS_END)
+        if (m || id < PT_SYS_FIRST || id == POSIXTRACE_EV_MODULE || id == POSIXTRACE_EV_PROCESS_END ||
+            id == POSIXTRACE_EV_PROBE_DEF)
             posix_trace_eventset_del(id, &out);
     }
     int rc = posix_trace_set_filter(trid, &out, POSIX_TRACE_SET_EVENTSET);
@@ -216,6 +218,8 @@ static int finish(const struct run_opts *o, struct session *s, const trace_attr_
     if (o->output == NULL) {
         pt_sink_end(s->sink);
         run_report_live(o, s, a, &st);
+        if (s->sink->lost == 0)
+            run_probes_report();
     } else {
         incomplete = run_report_log(o, s, a);
     }

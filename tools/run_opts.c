@@ -22,6 +22,12 @@ static gboolean add_spec(const gchar *n, const gchar *value, gpointer d, GError 
     return TRUE;
 }
 
+static gboolean add_probe(const gchar *n, const gchar *value, gpointer d, GError **err)
+{
+    (void)d;
+    return strcmp(n, "--probes") == 0 ? run_probes_file(value, err) : run_probe_add(value, err);
+}
+
 static gboolean set_stack(const gchar *n, const gchar *value, gpointer d, GError **err)
 {
     (void)n, (void)d;
@@ -86,6 +92,11 @@ static const GOptionEntry entries[] = {
       "What to record: classes (" PT_FILTER_CLASSES ") and event names, '!' excludes, globs allowed "
       "(e.g. -e 'file,net,!close'); function names (openat, wait4, clone) select the events "
       "recording them; user:NAME a user event; repeatable", "SPEC" },
+    { "probe", 0, 0, G_OPTION_ARG_CALLBACK, add_probe,
+      "Record each call of a library function with its arguments and result, e.g. "
+      "'libm.so.6:cos(double x)->double' (doc/tools.md \"Probes\"); repeatable", "SPEC" },
+    { "probes", 0, 0, G_OPTION_ARG_CALLBACK, add_probe,
+      "The probes of a file ([OBJECT] groups, FUNCTION=(TYPES)->TYPE keys); repeatable", "FILE" },
     O("summary", 'c', G_OPTION_ARG_NONE, &ro.summary,
       "At the end, a table per event type (count, errors, time) instead of the events", NULL),
     O("summary-with-events", 'C', G_OPTION_ARG_NONE, &ro.summary_too, "Print the events and the table", NULL),
@@ -298,4 +309,5 @@ void run_opts_free(struct run_opts *o)
         g_clear_pointer(strs[i], g_free);
     g_string_free(o->spec, TRUE);
     g_strfreev(o->argv);
+    run_probes_free();
 }

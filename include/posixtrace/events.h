@@ -105,6 +105,7 @@ enum posixtrace_ftype {
     POSIXTRACE_F_FCNTLCMD,  /* int64 fcntl command: F_GETFL... */
     POSIXTRACE_F_IOCTLREQ,  /* ioctl request: TCGETS, FIONREAD... (others in hex) */
     POSIXTRACE_F_SIGHOW,    /* int64 sigprocmask how: SIG_BLOCK... */
+    POSIXTRACE_F_DOUBLE,    /* the bits of an IEEE 754 double (probes' double and float) */
     POSIXTRACE_F_VARIABLE = 64,
     POSIXTRACE_F_STR = 64,  /* a string (path, name) */
     POSIXTRACE_F_BUF,       /* the first bytes of a data buffer */

@@ -17,7 +17,7 @@ import subprocess
 import pytest
 
 # The folders of tests/ that hold test programs (tests/README.md says what each is)
-AREAS = ("api", "log", "xproc", "shim", "tools", "unit")
+AREAS = ("api", "log", "xproc", "shim", "tools", "unit", "probe")
 
 _TOP = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 

@@ -136,8 +136,8 @@ def test_e_unknown_names_are_errors(tmp_path, name, why):
     out = tmp_path / "ran"
     p = trun("-e", "open," + name, "sh", "-c", "echo > %s" % out, rc=125)
     assert why in p.err, p.err
-    assert "classes: process, thread, file, net, trace, user, syscall, all" in p.err
-    assert re.search(r"events: process_start, module, stack, open, close, read,", p.err), p.err
+    assert "classes: process, thread, file, net, trace, user, syscall, probe, all" in p.err
+    assert re.search(r"events: process_start, module, stack, probe_def, open, close, read,", p.err), p.err
     assert not out.exists()
     log = tmp_path / "t.ptl"
     trun("-q", "-o", str(log), CAT, "/dev/null")

@@ -1,0 +1,44 @@
+/*
+ * libposixtrace-audit.so internals (issue 16): run-time probes. The dynamic
+ * linker's auditing interface (rtld-audit(7)) redirects each binding of a
+ * probed symbol to a libffi closure (call.c) that records the call as event
+ * POSIXTRACE_PROBE_FIRST + k through the libposixtrace of the program's own
+ * namespace (an audit library lives in a namespace of its own, with its own
+ * C library: the program's errno and libposixtrace are reached through
+ * dlsym on their link maps).
+ */
+#ifndef POSIXTRACE_AUDIT_H
+#define POSIXTRACE_AUDIT_H
+
+#include <ffi.h>
+#include <link.h>
+#include <stdint.h>
+
+#include "spec.h"
+
+#define PT_PROBES_MAX 255u /* ids 1281..1535 */
+
+struct probe {
+    struct pt_probe_spec sp;
+    const char *text;        /* the spec as given (in the environment) */
+    unsigned id;             /* POSIXTRACE_PROBE_FIRST + k */
+    ffi_cif cif;
+    ffi_type *atypes[PT_PROBE_ARGS_MAX];
+    ffi_closure *closure;
+    void *code;              /* the closure's address: what bindings get */
+    void *orig;              /* the function (its first binding's definition) */
+    unsigned bound;          /* bindings redirected */
+};
+
+extern struct probe pt_probes[PT_PROBES_MAX];
+extern unsigned pt_nprobes;
+extern struct link_map *pt_map_libtrace, *pt_map_libc;
+
+/* call.c: builds p's closure for the function at orig; 0 or -1. */
+int pt_probe_arm(struct probe *p, void *orig);
+/* call.c: the program's libposixtrace and errno found (at la_preinit; not
+ * before: no call is recorded then); 0 if they cannot be. */
+int pt_base_ready(void);
+extern int pt_preinit_done; /* la_preinit ran: every object is relocated */
+
+#endif
