@@ -41,6 +41,17 @@ _Static_assert(offsetof(struct pt_rec, commit) == PT_LOGF_R_COMMIT &&
 #define PT_FLUSH_PERIOD_NS  (100 * 1000 * 1000)   /* the flusher looks this often */
 #define PT_FLUSH_PARTIAL_NS (1000 * 1000 * 1000)  /* open chunks flushed this often */
 
+/* A system event of a flush: its record and data, the anchor it is converted
+ * with, and whether a later flush writes it ("Held system events" below). */
+struct pt_sysev {
+    struct pt_rec r;            /* 32-byte record */
+    uint32_t len;
+    struct pt_stamp at;         /* converted with this anchor (has_a 0: emit's) */
+    uint64_t hold;              /* 0: this flush writes it; else the chunks begun before it */
+    bool fresh;                 /* held by this flush, which may have drained before it */
+    unsigned char data[sizeof(trace_event_set_t)];
+};
+
 struct pt_flush {
     struct pt_logw *w;
     pthread_t thread;
@@ -50,16 +61,14 @@ struct pt_flush {
     _Atomic uint32_t flushing;  /* an explicit flush is under way */
     _Atomic uint32_t quit;
     int dropped;                /* events were discarded: the log is full */
-    struct pt_rec sys[SYS_CAP]; /* system events of this flush (32-byte records... */
-    unsigned char sys_data[SYS_CAP][sizeof(trace_event_set_t)]; /* ...and their data) */
-    uint32_t sys_len[SYS_CAP];
-    struct pt_stamp sys_at[SYS_CAP]; /* ...converted with this anchor (has_a 0: emit's) */
+    struct pt_sysev sys[SYS_CAP]; /* system events of this flush, and those held */
     uint32_t nsys;
     uint32_t sys_dropped;       /* system events left out: more than SYS_MAX */
     int error;                  /* the first write of this flush that failed, 0 */
     uint32_t moved;             /* fragments of slots in this flush */
     uint32_t budget;            /* chunks this flush may still follow */
     uint64_t seq_limit;         /* chunks begun before this flush: seq below it */
+    uint64_t left_seq;          /* the drain took every record of the chunks of seq below it */
     bool cut;                   /* the budget or the limit stopped a chain */
     uint32_t first_slot;        /* where the next flush starts (round robin) */
     struct pt_pack pk;          /* the PACKED block being filled */
@@ -136,15 +145,15 @@ static void add_sys_at(struct pt_flush *f, trace_event_id_t id, const struct pt_
         f->sys_dropped++; /* said by an ERROR event (sys_overflowed) */
         return;
     }
-    struct pt_rec *r = &f->sys[f->nsys];
-    memset(r, 0, sizeof *r);
-    r->id = id;
-    r->ts = at->ts;
-    f->sys_at[f->nsys] = *at;
-    r->len = len;
+    struct pt_sysev *e = &f->sys[f->nsys++];
+    memset(e, 0, offsetof(struct pt_sysev, data));
+    e->r.id = id;
+    e->r.ts = at->ts;
+    e->r.len = len;
+    e->at = *at;
+    e->len = len;
     if (len)
-        memcpy(f->sys_data[f->nsys], d, len);
-    f->sys_len[f->nsys++] = len;
+        memcpy(e->data, d, len);
 }
 
 static void add_sys(struct pt_flush *f, trace_event_id_t id, uint64_t ts, const void *d,
@@ -168,35 +177,72 @@ static void sys_overflowed(struct pt_handle *h, struct pt_flush *f)
 /* Does sys event i need an ANCHOR record before it (anchor `cur` in effect)? */
 static bool sys_anchor_changes(const struct pt_flush *f, uint32_t i, const struct pt_stamp *cur)
 {
-    const struct pt_stamp *a = &f->sys_at[i];
+    const struct pt_stamp *a = &f->sys[i].at;
     return a->a_ticks != cur->a_ticks || a->a_ns != cur->a_ns;
 }
 
 static uint32_t sys_size(const struct pt_flush *f, uint32_t i)
 {
-    return PT_REC_HDR + pt_round8(f->sys_len[i]);
+    return PT_REC_HDR + pt_round8(f->sys[i].len);
 }
 
-/* System events in timestamp order (insertion sort: a handful). */
+/* Does system event a go before b: those this flush writes first, then
+ * those held, each in timestamp order. */
+static bool sys_before(const struct pt_sysev *a, const struct pt_sysev *b)
+{
+    if ((a->hold == 0) != (b->hold == 0))
+        return a->hold == 0;
+    return (int64_t)(a->r.ts - b->r.ts) < 0;
+}
+
+/* System events in that order (insertion sort: a handful). */
 static void sort_sys(struct pt_flush *f)
 {
     for (uint32_t i = 1; i < f->nsys; i++) {
-        for (uint32_t j = i; j > 0 && (int64_t)(f->sys[j].ts - f->sys[j - 1].ts) < 0; j--) {
-            struct pt_rec r = f->sys[j];
-            struct pt_stamp at = f->sys_at[j];
-            uint32_t l = f->sys_len[j];
-            unsigned char d[sizeof f->sys_data[0]];
-            memcpy(d, f->sys_data[j], sizeof d);
+        for (uint32_t j = i; j > 0 && sys_before(&f->sys[j], &f->sys[j - 1]); j--) {
+            struct pt_sysev e = f->sys[j];
             f->sys[j] = f->sys[j - 1];
-            f->sys_len[j] = f->sys_len[j - 1];
-            f->sys_at[j] = f->sys_at[j - 1];
-            memcpy(f->sys_data[j], f->sys_data[j - 1], sizeof d);
-            f->sys[j - 1] = r;
-            f->sys_len[j - 1] = l;
-            f->sys_at[j - 1] = at;
-            memcpy(f->sys_data[j - 1], d, sizeof d);
+            f->sys[j - 1] = e;
         }
     }
+}
+
+/*
+ * Held system events. A stream's losses and the stop and restart of a full
+ * stream (system_events) are stamped after events recorded before them that
+ * a flush may leave in the stream: a look with a budget, a chunk begun
+ * during the flush, an open chunk, a record being written. Such a report is
+ * written by the first flush whose drain took every record of the chunks
+ * begun before it, so never in a block older than one of those events: a
+ * LOOP log, which overwrites its oldest blocks first, that keeps an event
+ * from before a gap keeps the report of the gap (doc/log-format.md, "What
+ * the writer guarantees"). The log's last flush writes all.
+ */
+static void hold_new(struct pt_handle *h, struct pt_flush *f, uint32_t from)
+{
+    uint64_t seq = atomic_load(&h->shm->chunk_seq); /* the chunks begun so far */
+    for (uint32_t i = from; i < f->nsys; i++) {
+        f->sys[i].hold = seq;
+        f->sys[i].fresh = true;
+    }
+}
+
+/* The held events this flush writes: those whose chunks its drain took
+ * (when held by this flush, only if nothing was recorded from the start of
+ * the drain to then: `quiet`), or all in the log's last flush. Returns how
+ * many system events it writes. */
+static uint32_t release_held(struct pt_flush *f, bool quiet)
+{
+    const struct pt_logw_status *ls = pt_logw_status(f->w);
+    bool last = ls->stopped || ls->closing;
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < f->nsys; i++) {
+        struct pt_sysev *e = &f->sys[i];
+        if (e->hold != 0 && (last || ((!e->fresh || quiet) && f->left_seq >= e->hold)))
+            e->hold = 0;
+        n += e->hold == 0;
+    }
+    return n;
 }
 
 /* Write the system events as EVENTS blocks of slot 0xFFFF. In TSC mode an
@@ -206,23 +252,26 @@ static int emit_sys(struct pt_handle *h, struct pt_flush *f)
 {
     struct pt_shm *s = h->shm;
     sort_sys(f);
+    uint32_t n = 0; /* those written: the first n */
+    while (n < f->nsys && f->sys[n].hold == 0)
+        n++;
     bool tsc = s->clock_mode == PT_CLOCK_TSC;
     struct pt_stamp now = { .has_a = tsc };
     if (tsc)
         now.a_ticks = pt_tsc_pair(CLOCK_REALTIME, &now.a_ns);
-    for (uint32_t i = 0; i < f->nsys; i++)
-        if (!tsc || !f->sys_at[i].has_a)
-            f->sys_at[i] = (struct pt_stamp){ f->sys[i].ts, tsc, now.a_ticks, now.a_ns };
+    for (uint32_t i = 0; i < n; i++)
+        if (!tsc || !f->sys[i].at.has_a)
+            f->sys[i].at = (struct pt_stamp){ f->sys[i].r.ts, tsc, now.a_ticks, now.a_ns };
     uint32_t i = 0, max = pt_logw_payload_max(f->w);
-    while (i < f->nsys) {
-        struct pt_stamp cur = f->sys_at[i]; /* the block header's anchor */
+    while (i < n) {
+        struct pt_stamp cur = f->sys[i].at; /* the block header's anchor */
         uint32_t size = 0, k = i;
-        for (struct pt_stamp a = cur; k < f->nsys; k++) {
+        for (struct pt_stamp a = cur; k < n; k++) {
             uint32_t need = sys_size(f, k) + (sys_anchor_changes(f, k, &a) ? PT_REC_HDR : 0);
             if (size + need > max)
                 break;
             size += need;
-            a = f->sys_at[k];
+            a = f->sys[k].at;
         }
         make_room(h, f);
         struct pt_logw_block b = {
@@ -232,7 +281,7 @@ static int emit_sys(struct pt_handle *h, struct pt_flush *f)
         unsigned char *p = pt_logw_block(f->w, &b);
         for (; i < k; i++) {
             if (sys_anchor_changes(f, i, &cur)) {
-                cur = f->sys_at[i];
+                cur = f->sys[i].at;
                 struct pt_rec a = { .id = 0, .ts = cur.a_ticks, .addr = (uint64_t)cur.a_ns };
                 atomic_store_explicit(&a.commit, PT_COMMIT(PT_REC_ANCHOR, PT_REC_HDR),
                                       memory_order_relaxed);
@@ -240,16 +289,17 @@ static int emit_sys(struct pt_handle *h, struct pt_flush *f)
                 p += PT_REC_HDR;
             }
             uint32_t rs = sys_size(f, i);
-            struct pt_rec r = f->sys[i];
+            struct pt_rec r = f->sys[i].r;
             atomic_store_explicit(&r.commit, PT_COMMIT(PT_REC_EVENT, rs), memory_order_relaxed);
             memcpy(p, &r, PT_REC_HDR);
             memset(p + PT_REC_HDR, 0, rs - PT_REC_HDR);
-            memcpy(p + PT_REC_HDR, f->sys_data[i], f->sys_len[i]);
+            memcpy(p + PT_REC_HDR, f->sys[i].data, f->sys[i].len);
             p += rs;
         }
         pt_logw_seal(f->w);
     }
-    f->nsys = 0;
+    f->nsys -= n; /* the held ones wait for a later flush */
+    memmove(f->sys, f->sys + n, f->nsys * sizeof *f->sys);
     return 0;
 }
 
@@ -395,14 +445,10 @@ static void keep_stop_events(struct pt_flush *f)
 {
     uint32_t n = 0;
     for (uint32_t i = 0; i < f->nsys; i++) {
-        if (!frames_flush(f->sys[i].id))
+        if (!frames_flush(f->sys[i].r.id))
             continue;
-        if (n != i) {
+        if (n != i)
             f->sys[n] = f->sys[i];
-            f->sys_at[n] = f->sys_at[i];
-            f->sys_len[n] = f->sys_len[i];
-            memcpy(f->sys_data[n], f->sys_data[i], f->sys_len[i]);
-        }
         n++;
     }
     f->nsys = n;
@@ -471,7 +517,7 @@ static void drain_slot(struct pt_handle *h, struct pt_flush *f, uint32_t i, bool
     struct take_ctx c = { f, lost_full };
     struct pt_cons_drain d = {
         .partial = partial, .seq_limit = f->seq_limit, .budget = &f->budget,
-        .take = take_extent, .ctx = &c,
+        .left_seq = &f->left_seq, .take = take_extent, .ctx = &c,
     };
     if (pt_cons_drain(h, i, &d) == PT_CONS_CUT)
         f->cut = true;
@@ -486,8 +532,8 @@ static void put_sys(struct pt_handle *h, trace_event_id_t id, uint64_t when, con
 
 /* Losses, internal errors, and the stop and restart of a full stream
  * (`drained`: it may restart). A stream that is full reports its losses at
- * its restart. */
-static void system_events(struct pt_handle *h, struct pt_flush *f, bool drained)
+ * its restart. Returns whether it restarted. */
+static bool system_events(struct pt_handle *h, struct pt_flush *f, bool drained)
 {
     struct pt_shm *s = h->shm;
     uint64_t now = now_ticks(s);
@@ -497,14 +543,12 @@ static void system_events(struct pt_handle *h, struct pt_flush *f, bool drained)
         add_sys(f, POSIX_TRACE_STOP, atomic_load(&s->full_ts), &aut, sizeof aut);
         h->stop_reported = 1;
     }
-    if (st == PT_ST_FULL) {
-        if (drained && !pt_logw_status(f->w)->stopped)
-            pt_restart_full(h, put_sys, now);
-    } else {
-        uint64_t lost = atomic_load(&s->lost);
-        if (atomic_load(&s->state) != PT_ST_FULL) /* else: at its restart */
-            pt_report_losses(h, put_sys, now, lost);
-    }
+    if (st == PT_ST_FULL)
+        return drained && !pt_logw_status(f->w)->stopped && pt_restart_full(h, put_sys, now);
+    uint64_t lost = atomic_load(&s->lost);
+    if (atomic_load(&s->state) != PT_ST_FULL) /* else: at its restart */
+        pt_report_losses(h, put_sys, now, lost);
+    return false;
 }
 
 /* The log filled (UNTIL_FULL): the stream stops, STOP is the last event
@@ -553,6 +597,7 @@ static void drain_all(struct pt_handle *h, struct pt_flush *f, bool partial, uin
     pt_reap_dead_writers(h);
     f->budget = budget;
     f->seq_limit = atomic_load(&h->shm->chunk_seq);
+    f->left_seq = UINT64_MAX;
     f->cut = false;
     uint32_t hwm = atomic_load(&h->shm->slots_hwm);
     if (hwm > PT_NSLOTS)
@@ -621,11 +666,14 @@ static int flush_run(struct pt_handle *h, bool partial, bool marked, uint32_t bu
         return 0;
     }
     uint64_t lost_full = 0;
+    bool restarted = false; /* its STATUS says so, even with the report held */
     f->moved = 0;
     f->error = 0;
     if (marked)
         add_sys(f, POSIX_TRACE_FLUSH_START, now_ticks(s), NULL, 0);
+    bool quiet = atomic_load(&s->state) != PT_ST_RUNNING; /* nothing recorded meanwhile... */
     drain_all(h, f, partial, &lost_full, budget);
+    quiet = quiet && atomic_load(&s->state) != PT_ST_RUNNING; /* ...as far as we can tell */
     if (f->dropped) { /* the log filled: STOP is its last event */
         log_filled(h, f, marked);
         pt_logw_status(f->w)->log_overrun = POSIX_TRACE_OVERRUN;
@@ -633,14 +681,18 @@ static int flush_run(struct pt_handle *h, bool partial, bool marked, uint32_t bu
         h->lost_reported += lost_full;
         f->dropped = 0;
     } else {
-        system_events(h, f, partial && (!f->cut || quarter_free(s)));
+        uint32_t from = f->nsys;
+        restarted = system_events(h, f, partial && (!f->cut || quarter_free(s)));
+        hold_new(h, f, from);
         if (marked)
             add_sys(f, POSIX_TRACE_FLUSH_STOP, now_ticks(s), NULL, 0);
-        if ((marked || f->moved != 0 || f->nsys != 0) && !log_fits(h, f))
+        if ((marked || restarted || f->moved != 0 || release_held(f, quiet) != 0) &&
+            !log_fits(h, f))
             log_filled(h, f, false); /* the next flush would not fit: this is the last */
     }
     int rc = 0;
-    if (marked || f->moved != 0 || f->nsys != 0) { /* an idle look writes nothing */
+    uint32_t ready = release_held(f, quiet); /* all, if this flush is the log's last */
+    if (marked || restarted || f->moved != 0 || ready != 0) { /* an idle look writes nothing */
         sys_overflowed(h, f);
         bool names = fit_tail(h, f);
         rc = emit_sys(h, f);
@@ -653,6 +705,8 @@ static int flush_run(struct pt_handle *h, bool partial, bool marked, uint32_t bu
             rc = pt_logw_status_block(f->w, &st, pt_lost_for_status(h));
         }
     }
+    for (uint32_t i = 0; i < f->nsys; i++)
+        f->sys[i].fresh = false; /* held: a later drain comes after them */
     commit(h, f);
     rc = f->error != 0 ? f->error : rc; /* any write of this flush */
     pthread_mutex_unlock(&f->lock);
@@ -670,6 +724,13 @@ int pt_flush_run(struct pt_handle *h, bool partial, bool marked)
 static uint32_t look_budget(struct pt_shm *s)
 {
     return atomic_load(&s->state) == PT_ST_FULL ? s->nchunks / 4 : UINT32_MAX;
+}
+
+int pt_flush_look(struct pt_handle *h, bool partial)
+{
+    if (atomic_load(&h->shm->state) == PT_ST_FULL)
+        partial = true; /* open chunks too; it restarts once a quarter is free */
+    return flush_run(h, partial, false, look_budget(h->shm));
 }
 
 static void *flusher_main(void *arg)
@@ -693,9 +754,7 @@ static void *flusher_main(void *arg)
         bool partial = now - last_partial >= PT_FLUSH_PARTIAL_NS;
         if (partial)
             last_partial = now;
-        if (atomic_load(&s->state) == PT_ST_FULL)
-            partial = true; /* open chunks too; it restarts once a quarter is free */
-        flush_run(h, partial, false, look_budget(s));
+        pt_flush_look(h, partial);
         if (f->moved != 0 && pt_flush_due(s))
             continue; /* still busy: go again without sleeping */
         atomic_store(&s->flush_req, 0);

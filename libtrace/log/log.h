@@ -18,6 +18,9 @@ struct pt_handle;
 int  pt_flush_open(struct pt_handle *h, int fd);
 int  pt_flush_start_thread(struct pt_handle *h);
 int  pt_flush_run(struct pt_handle *h, bool partial, bool marked);
+/* One look of the flusher thread (stream-full policy FLUSH): `partial`: the
+ * open chunks too (always when the stream is full) */
+int  pt_flush_look(struct pt_handle *h, bool partial);
 int  pt_flush_now(struct pt_handle *h);
 int  pt_flush_close(struct pt_handle *h);
 int  pt_flush_clear(struct pt_handle *h);

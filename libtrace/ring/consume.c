@@ -26,6 +26,19 @@ static void chain_error(struct pt_handle *h, uint32_t err)
     atomic_compare_exchange_strong(&h->shm->error_pending, &zero, err);
 }
 
+/* The seq of the chunk slot r's consumer stands in. */
+static uint64_t here_seq(struct pt_handle *h, const struct pt_rslot *r)
+{
+    return r->seq_known ? r->seq : pt_chunk(h->shm, r->chunk)->seq;
+}
+
+/* The flusher's drain d leaves records in chunks of seq `seq` or later. */
+static void left_from(const struct pt_cons_drain *d, uint64_t seq)
+{
+    if (d != NULL && d->left_seq != NULL && seq < *d->left_seq)
+        *d->left_seq = seq;
+}
+
 /* Start following the chain at rh (after a steal, a reclaim or a new writer). */
 void pt_chain_follow(struct pt_rslot *r, uint64_t rh)
 {
@@ -51,7 +64,7 @@ bool pt_chain_advance(struct pt_handle *h, uint32_t i, uint32_t next)
 {
     struct pt_shm *s = h->shm;
     struct pt_rslot *r = &h->rs[i];
-    uint64_t left = r->seq_known ? r->seq : pt_chunk(s, r->chunk)->seq, seq = 0;
+    uint64_t left = here_seq(h, r), seq = 0;
     if (next >= s->nchunks || (int64_t)((seq = pt_chunk(s, next)->seq) - left) <= 0) {
         /* a LOOP stealer may have taken the chunk left since we looked, and a
          * writer reused it (a later seq): only a chain still ours is corrupt;
@@ -198,14 +211,19 @@ PT_STEP int enter(struct pt_handle *h, uint32_t i, uint64_t *lost, bool records)
 PT_STEP int cross(struct pt_handle *h, uint32_t i, uint32_t next, const struct pt_cons_drain *d)
 {
     struct pt_shm *s = h->shm;
-    if (next == PT_NONE)
-        return LOOK_WAIT; /* its writer is linking the next chunk */
+    if (next == PT_NONE) { /* its writer is linking the next chunk */
+        if (d != NULL)
+            left_from(d, here_seq(h, &h->rs[i]) + 1);
+        return LOOK_WAIT;
+    }
     /* a flush takes what the stream held when it began: a chunk begun
      * since is the next flush's (else chasing a writer as fast as the
      * flusher would never end) */
     if (d != NULL && next < s->nchunks &&
-        (*d->budget == 0 || (int64_t)(pt_chunk(s, next)->seq - d->seq_limit) >= 0))
+        (*d->budget == 0 || (int64_t)(pt_chunk(s, next)->seq - d->seq_limit) >= 0)) {
+        left_from(d, pt_chunk(s, next)->seq);
         return PT_CONS_CUT;
+    }
     if (!pt_chain_advance(h, i, next)) /* the chunk left: consumed */
         return PT_CONS_NONE;
     if (d != NULL)
@@ -288,8 +306,12 @@ static uint32_t walk(struct pt_shm *s, struct pt_chunk *ch, uint32_t off,
     while (off < pt_chunk_room(s) + PT_END_BYTES - 4) {
         struct pt_rec *r = pt_rec_at(ch, off);
         uint32_t c = atomic_load_explicit(&r->commit, memory_order_acquire);
-        if (c == 0 || PT_COMMIT_TYPE(c) == PT_REC_PENDING)
+        if (c == 0)
             break;
+        if (PT_COMMIT_TYPE(c) == PT_REC_PENDING) {
+            x->pending = true;
+            break;
+        }
         if (PT_COMMIT_TYPE(c) == PT_REC_END) {
             x->end = true;
             break;
@@ -351,8 +373,10 @@ PT_STEP int look_extent(struct pt_handle *h, uint32_t i, const struct pt_cons_dr
     if (r->has_anchor)
         x.first = (struct pt_stamp){ 0, true, r->anchor_ts, r->anchor_ns };
     if (!d->partial && atomic_load_explicit(&x.ch->next, memory_order_acquire) == PT_NONE &&
-        atomic_load_explicit(&sl->state, memory_order_acquire) == PT_SLOT_OWNED)
+        atomic_load_explicit(&sl->state, memory_order_acquire) == PT_SLOT_OWNED) {
+        left_from(d, here_seq(h, r));
         return PT_CONS_NONE; /* its writer's open chunk: not read until a partial flush */
+    }
     /* a whole closed chunk needs no walk, unless a gap's events need its first stamp */
     if (r->off != 0 || r->gap != 0 || !closed_whole(s, &x))
         x.to = walk(s, x.ch, r->off, &x);
@@ -368,6 +392,8 @@ PT_STEP int look_extent(struct pt_handle *h, uint32_t i, const struct pt_cons_dr
         x.end = atomic_load_explicit(&x.ch->next, memory_order_acquire) != PT_NONE;
     }
     if (!x.end) {
+        if (!d->partial || x.pending) /* records not taken, or one being written */
+            left_from(d, here_seq(h, r));
         pt_chain_reclaim_orphan(h, i); /* drained: its records are taken */
         return PT_CONS_NONE;
     }
@@ -384,6 +410,8 @@ PT_STEP int look(struct pt_handle *h, uint32_t i, bool records, struct pt_cons_r
         return PT_CONS_NONE;
     for (int guard = 0; guard < PT_CONS_GUARD; guard++) {
         int k = enter(h, i, records ? NULL : &r->gap, records);
+        if (k == LOOK_WAIT && !records)
+            left_from(d, 0); /* a stealer between two steps: where we stand is unknown */
         if (k == LOOK_AT) {
             uint32_t next = PT_NONE;
             k = records ? look_record(h, i, p, &next) : look_extent(h, i, d, &next);
@@ -401,6 +429,8 @@ PT_STEP int look(struct pt_handle *h, uint32_t i, bool records, struct pt_cons_r
     if (records) {
         chain_error(h, EBADMSG); /* a chain that never ends (a loop of chunks) */
         r->bad = 1;
+    } else {
+        left_from(d, 0);
     }
     return PT_CONS_NONE;
 }

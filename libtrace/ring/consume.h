@@ -87,6 +87,7 @@ struct pt_cons_extent {
     uint32_t nev;          /* events among them (anchors aside) */
     bool end;              /* an END record follows them: the chunk is closed */
     bool bad;              /* a corrupt record follows them (the taker may set it too) */
+    bool pending;          /* a record being written follows them */
     struct pt_stamp first; /* the first event's stamp, with the anchor in effect there */
 };
 /* The consumer takes an extent; false: the chunk was stolen while it copied
@@ -96,6 +97,10 @@ struct pt_cons_drain {
     bool partial;          /* the open chunk of a live writer too */
     uint64_t seq_limit;    /* chunks of seq at or past it are left (PT_CONS_CUT)... */
     uint32_t *budget;      /* ...and past this many chunks crossed */
+    uint64_t *left_seq;    /* lowered to the seq of the first chunk whose records it may
+                            * have left untaken (a chunk it was cut before, an open chunk
+                            * not read, a chunk not linked yet): all records of the chunks
+                            * of lower seq were taken, or were lost */
     pt_cons_take *take;
     void *ctx;
 };

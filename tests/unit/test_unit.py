@@ -2,11 +2,14 @@
 through the API): the free-chunk pool (tests/unit/t300_pool.c), the chunk
 chain the consumer follows (t301_chain.c), the PACKED encoding of trace logs
 (t302_logpack.c), the choice of a stream's clock (t303_clock.c, doc/semantics.md
-"Timestamps").  Each program runs its cases and prints "ok CASE" for
-each, "FAIL file:line: check" for a check that failed, and a summary line.
+"Timestamps"); and, over a stream made through the API, a look of the log
+flusher's thread called directly: a LOOP log keeps the report of a full
+stream's gap with the events around it (t304_flush_gap.c).  Each program
+runs its cases and prints "ok CASE" for each, "FAIL file:line: check" for a
+check that failed, and a summary line.
 
 Invariants: doc/design.md (the pool, the chains, orphan slots),
-doc/log-format.md ("PACKED payload").
+doc/log-format.md ("PACKED payload", "What the writer guarantees").
 """
 import re
 
@@ -15,7 +18,8 @@ import pytest
 from harness import run
 
 
-@pytest.mark.parametrize("prog", ["t300_pool", "t301_chain", "t302_logpack", "t303_clock"])
+@pytest.mark.parametrize("prog", ["t300_pool", "t301_chain", "t302_logpack", "t303_clock",
+                                  "t304_flush_gap"])
 def test_unit(prog):
     """Every case of the program passes: exit status 0, no FAIL line, a
     summary of at least one check and none failed."""
