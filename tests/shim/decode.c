@@ -22,6 +22,9 @@
 trace_id_t td_start(int inherited);
 trace_id_t td_start_pid(pid_t pid, int inherited, size_t size);
 void td_dump(trace_id_t trid);
+typedef void td_event_fn(const struct posix_trace_event_info *ev, const unsigned char *data,
+                         size_t len);
+void td_each(trace_id_t trid, td_event_fn *fn);
 
 /* A running stream for process pid (0: this one), UNTIL_FULL so that a
  * lost event shows as an overflow instead of silently older events. */
@@ -165,7 +168,8 @@ static void print_event(const struct posix_trace_event_info *ev, const unsigned 
     printf(" rest=%zu\n", len - off);
 }
 
-void td_dump(trace_id_t trid)
+/* Stops the stream and hands every event it holds to fn, in order. */
+void td_each(trace_id_t trid, td_event_fn *fn)
 {
     static unsigned char data[2048];
     CHECK(posix_trace_stop(trid));
@@ -176,11 +180,22 @@ void td_dump(trace_id_t trid)
         CHECK(posix_trace_trygetnext_event(trid, &ev, data, sizeof data, &len, &unavailable));
         if (unavailable)
             break;
-        if (ev.posix_event_id >= 8 && ev.posix_event_id < 256)
-            print_event(&ev, data, len);
-        else if (ev.posix_event_id == POSIX_TRACE_OVERFLOW)
-            printf("overflow\n");
+        fn(&ev, data, len);
     }
+}
+
+static void dump_one(const struct posix_trace_event_info *ev, const unsigned char *data,
+                     size_t len)
+{
+    if (ev->posix_event_id >= 8 && ev->posix_event_id < 256)
+        print_event(ev, data, len);
+    else if (ev->posix_event_id == POSIX_TRACE_OVERFLOW)
+        printf("overflow\n");
+}
+
+void td_dump(trace_id_t trid)
+{
+    td_each(trid, dump_one);
     printf("end\n");
     CHECK(posix_trace_shutdown(trid));
 }

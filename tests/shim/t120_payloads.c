@@ -14,6 +14,9 @@
 #include <string.h>
 
 trace_id_t td_start(int inherited);
+typedef void td_event_fn(const struct posix_trace_event_info *ev, const unsigned char *data,
+                         size_t len);
+void td_each(trace_id_t trid, td_event_fn *fn);
 
 /* The variable field at position k of a payload whose fixed part ends at
  * `at`: its bytes and length (NULL if the payload is shorter). */
@@ -79,6 +82,17 @@ static void pipe_event(const unsigned char *d)
            (long long)f.rfd, (long long)f.wfd, POSIXTRACE_PIPE_NVAR);
 }
 
+static void one_event(const struct posix_trace_event_info *ev, const unsigned char *data,
+                      size_t len)
+{
+    if (ev->posix_event_id == POSIXTRACE_EV_OPEN)
+        open_event(data, len);
+    else if (ev->posix_event_id == POSIXTRACE_EV_PIPE)
+        pipe_event(data);
+    else if (ev->posix_event_id == POSIXTRACE_EV_RENAME)
+        rename_event(data, len);
+}
+
 int main(void)
 {
     trace_id_t trid = td_start(0);
@@ -87,23 +101,8 @@ int main(void)
     TC_ASSERT(pipe2(p, O_NONBLOCK) == 0);
     TC_ASSERT(renameat(AT_FDCWD, "/nonexistent/a", 7, "b") == -1);
     int rename_errno = errno;
-    CHECK(posix_trace_stop(trid));
     printf("fd=%d p=%d,%d rename_errno=%d\n", fd, p[0], p[1], rename_errno);
-    static unsigned char data[2048];
-    for (;;) {
-        struct posix_trace_event_info ev;
-        size_t len;
-        int unavailable;
-        CHECK(posix_trace_trygetnext_event(trid, &ev, data, sizeof data, &len, &unavailable));
-        if (unavailable)
-            break;
-        if (ev.posix_event_id == POSIXTRACE_EV_OPEN)
-            open_event(data, len);
-        else if (ev.posix_event_id == POSIXTRACE_EV_PIPE)
-            pipe_event(data);
-        else if (ev.posix_event_id == POSIXTRACE_EV_RENAME)
-            rename_event(data, len);
-    }
+    td_each(trid, one_event);
     CHECK(posix_trace_shutdown(trid));
     return 0;
 }
