@@ -43,11 +43,9 @@ static void clock_line(FILE *fp, trace_id_t trid)
     double tpn = 0;
     if (posixtrace_stream_clock(trid, &src, &tpn) != 0)
         return;
-    if (src == POSIXTRACE_CLOCK_TSC)
-        fprintf(fp, "clock: tsc (the cycle counter, %.6f ticks/ns, converted to CLOCK_REALTIME)\n",
-                tpn);
-    else
-        fprintf(fp, "clock: realtime (CLOCK_REALTIME read at each event)\n");
+    char *t = pt_clock_text(src, tpn);
+    fprintf(fp, "%s\n", t);
+    g_free(t);
 }
 
 static void status(FILE *fp, const struct posix_trace_status_info *s)

@@ -193,18 +193,18 @@ static gboolean select_function(const char *w, trace_event_set_t *s, gboolean sa
  * says they are recorded with --syscalls only. */
 unsigned pt_filter_syscall_items;
 
-/* Whether every event w names is a system call's. */
-static gboolean only_syscalls(const char *w, trace_id_t trid)
+/* Whether every event of t is a system call's; adds them to s. */
+static gboolean merge_only_syscalls(const trace_event_set_t *t, trace_event_set_t *s)
 {
-    trace_event_set_t t;
-    posix_trace_eventset_empty(&t);
-    select_names(w, trid, &t);
-    for (trace_event_id_t id = 0; id < POSIXTRACE_SYSCALL_FIRST; id++) {
+    gboolean only = TRUE;
+    for (trace_event_id_t id = 0; id <= PT_ID_MAX; id++) {
         int m = 0;
-        if (posix_trace_eventset_ismember(id, &t, &m) == 0 && m)
-            return FALSE;
+        if (posix_trace_eventset_ismember(id, t, &m) == 0 && m) {
+            posix_trace_eventset_add(id, s);
+            only = only && id >= POSIXTRACE_SYSCALL_FIRST;
+        }
     }
-    return TRUE;
+    return only;
 }
 
 /* The message for a name nothing selects: the classes and the events. */
@@ -247,8 +247,10 @@ static gboolean select_item(const char *w, trace_id_t trid, pt_user_open_fn user
         if (select_class(w, s))
             return TRUE;
         /* both: "openat" is the system call's event and the shim's open */
-        int n = select_names(w, trid, s);
-        gboolean sys_only = only_syscalls(w, trid);
+        trace_event_set_t named;
+        posix_trace_eventset_empty(&named);
+        int n = select_names(w, trid, &named);
+        gboolean sys_only = merge_only_syscalls(&named, s);
         gboolean fn = strpbrk(w, "*?") == NULL && select_function(w, s, n == 0 || sys_only);
         if (n > 0 || fn) {
             if (!fn && sys_only)

@@ -305,5 +305,8 @@ static inline uint64_t pt_ns_abs(int64_t v)
 }
 const char *pt_strerror(int e);
 const char *pt_policy_name(int p);
+/* "clock: tsc (the cycle counter, N ticks/ns, ...)" or "clock: realtime (...)"
+ * for a clock of <posixtrace/control.h> (--info of both tools); g_free it. */
+char *pt_clock_text(int source, double ticks_per_ns);
 
 #endif

@@ -242,11 +242,9 @@ static int run_info(void)
     double tpn = 0;
     const char *why = "";
     posixtrace_clock_choice(&src, &tpn, &why);
-    if (src == POSIXTRACE_CLOCK_TSC)
-        printf("clock: tsc (the cycle counter, %.6f ticks/ns, converted to CLOCK_REALTIME): %s\n",
-               tpn, why);
-    else
-        printf("clock: realtime (CLOCK_REALTIME read at each event): %s\n", why);
+    char *t = pt_clock_text(src, tpn);
+    printf("%s: %s\n", t, why);
+    g_free(t);
     return 0;
 }
 

@@ -3,6 +3,7 @@
  * output format names, policy names.
  */
 #include "ptools.h"
+#include <posixtrace/control.h>
 
 #include <errno.h>
 #include <stdarg.h>
@@ -30,6 +31,14 @@ const char *pt_policy_name(int p)
     case POSIX_TRACE_APPEND: return "append";
     default: return "?";
     }
+}
+
+char *pt_clock_text(int source, double ticks_per_ns)
+{
+    if (source == POSIXTRACE_CLOCK_TSC)
+        return g_strdup_printf("clock: tsc (the cycle counter, %.6f ticks/ns, converted to "
+                               "CLOCK_REALTIME)", ticks_per_ns);
+    return g_strdup("clock: realtime (CLOCK_REALTIME read at each event)");
 }
 
 const char *pt_strerror(int e)
