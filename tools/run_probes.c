@@ -3,8 +3,8 @@
  * checked and named for the decoder here (an error shows the position of
  * the mistake), passed to
  * libposixtrace-audit.so in POSIXTRACE_PROBES (one a line) with LD_AUDIT
- * (probe k: event type 1281 + k). At the end, a
- * probe with no call recorded is said: its function was never bound
+ * (probe k: event type 1281 + k). At the end (live: from the events
+ * printed; -o: from the log read back), a probe with no call recorded is said: its function was never bound
  * through the dynamic linker (calls inside its own library, static
  * functions, a wrong object name) or never called.
  */

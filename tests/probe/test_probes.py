@@ -117,6 +117,24 @@ def test_sqlite3_shell():
     assert all(e[2].startswith(" = 0 <") for e in pr), p.err
 
 
+@pytest.mark.skipif(shutil.which("sqlite3") is None, reason="the sqlite3 shell is not installed")
+def test_sqlite3_exec_in_shell():
+    """The shell's .dump runs its statements with sqlite3_exec: each call is
+    recorded with its SQL (cut at -s 32), its callback, and the result."""
+    sql = "create table t(a); insert into t values (41);"
+    spec = "libsqlite3.so.0:sqlite3_exec(ptr db, str sql, ptr cb, ptr arg, ptr errmsg)->int"
+    p = prun("-e", "probe", "--probe", spec, "sqlite3", ":memory:", sql, ".dump")
+    assert (p.out, 0) == plain("sqlite3", ":memory:", sql, ".dump")
+    assert "INSERT INTO t VALUES(41);" in p.out
+    ex = probe_events(p.err, "probe:libsqlite3.so.0:sqlite3_exec")
+    calls = [(e[1].split("sql=")[1].split(", cb=")[0], e[1].split("cb=")[1].split(",")[0],
+              e[2].split(" <")[0]) for e in ex]
+    assert ('"SAVEPOINT dump; PRAGMA writable_"', "0", " = 0") in calls, p.err
+    assert ('"PRAGMA writable_schema=OFF;"', "0", " = 0") in calls, p.err
+    assert calls[-1] == ('"RELEASE dump;"', "0", " = 0"), p.err
+    assert all(e[1].startswith("db=0x") for e in ex), p.err
+
+
 def test_dump_decodes_log_by_itself(tmp_path):
     """-o LOG: posixtrace-dump learns the probes from posixtrace:probe_def
     and shows them in text, JSON, Chrome and -c."""
@@ -135,13 +153,18 @@ def test_dump_decodes_log_by_itself(tmp_path):
                for l in summ.splitlines()), summ
 
 
-def test_probes_file_and_never_bound(tmp_path):
+@pytest.mark.parametrize("mode", ["live", "log"])
+def test_probes_file_and_never_bound(tmp_path, mode):
     """--probes FILE: [object] groups of FUNCTION=(types)->type; a probe whose
-    function is never bound is said at the end."""
+    function is never bound is said at the end, of a live run and of a run
+    writing a log (-o: counted from the log read back)."""
     f = tmp_path / "p.ini"
     f.write_text("[libm.so.6]\ncos=(double x)->double\ntan=(double x)->double\n")
-    p = prun("-e", "probe", "--probes", f, program("t310_probe_math"), "1")
-    assert len(probe_events(p.err, "probe:libm.so.6:cos")) == 1
+    log = tmp_path / "t.ptl"
+    out = ["-o", log] if mode == "log" else []
+    p = prun(*out, "-e", "probe", "--probes", f, program("t310_probe_math"), "1")
+    shown = tdump(log).out if mode == "log" else p.err
+    assert len(probe_events(shown, "probe:libm.so.6:cos")) == 1
     assert "probe libm.so.6:tan(double x)->double: no call recorded" in p.err
     assert "probe libm.so.6:cos" not in p.err.split("no call recorded")[0].splitlines()[-1]
 
