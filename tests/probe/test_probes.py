@@ -89,6 +89,46 @@ def test_dlopened_library(tmp_path):
     assert [e[1] + e[2].split(" <")[0] for e in sc] == ["x=0.25, k=3 = 2.90674"], p.err
 
 
+T314 = [
+    ("t314_mix(int a, double x, uchar b, double y, long c, short d)->long",
+     "a=-7, x=1.5, b=200, y=2.25, c=123456789012, d=-3", "= 123451790734"),
+    ("t314_dbl(double a, int b, double c, double e, double f, double g, double h)->double",
+     "a=1, b=2, c=3, e=5, f=6, g=7, h=8", "= 130"),
+    ("t314_seven(int a, int b, int c, int d, int e, int f, int g)->int",
+     "a=1, b=2, c=3, d=4, e=5, f=6, g=7", "= 140"),
+    ("t314_float(float x, int k)->float", "x=1.25, k=3", "= 3.75"),
+    ("t314_neg(int x)->char", "x=100", "= -100"),
+    ("t314_u16(ushort x)->ushort", "x=65534", "= 65535"),
+    ("t314_str(str s, int skip)->str", 's="probe forwarding", skip=6', '= "forwarding"'),
+]
+
+
+def test_prototypes_forwarded_exactly(tmp_path):
+    """Each probed function gets its arguments and gives its result as the
+    program passes and expects them (audit/forward.c calls integer and
+    double prototypes directly, floats and stack arguments through
+    ffi_call): integers of each width between doubles, six doubles around
+    an integer, a seventh integer, floats, small signed and unsigned results, a string."""
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc not found")
+    src = os.path.join(srcdir(), "tests", "probe")
+    sh(["gcc", "-shared", "-fPIC", "-O2", "-o", tmp_path / "libt314.so",
+        os.path.join(src, "t314_abi_lib.c")])
+    prog = tmp_path / "t314"
+    sh(["gcc", "-O2", "-o", prog, os.path.join(src, "t314_probe_abi.c"), "-L", tmp_path, "-lt314",
+        "-Wl,-rpath," + str(tmp_path)])
+    args = ["-e", "probe"]
+    for spec, _, _ in T314:
+        args += ["--probe", "libt314.so:" + spec]
+    p = prun(*args, prog)
+    assert (p.out, 0) == plain(prog)
+    assert p.out.split() == ["123451790734", "130.0000", "140", "3.7500", "-100", "65535",
+                             "forwarding"], p.out
+    for spec, want_args, want_ret in T314:
+        ev = probe_events(p.err, "probe:libt314.so:" + spec.split("(")[0])
+        assert [(e[1], e[2].split(" <")[0].strip()) for e in ev] == [(want_args, want_ret)], p.err
+
+
 def test_python_math_and_zlib():
     """python3: math.cos through the math module's binding, zlib's deflate
     through the zlib module's; output identical."""
