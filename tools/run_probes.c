@@ -20,10 +20,24 @@
 
 static GPtrArray *specs;
 
-gboolean run_probe_add(const char *spec, GError **err)
+/* OBJECT:FUNCTION with no '(' (and no spaces): its prototype from ltrace's files. */
+static gchar *complete(const char *spec, GError **err)
+{
+    const char *colon = strrchr(spec, ':');
+    if (strchr(spec, '(') != NULL || colon == NULL || colon == spec || colon[1] == '\0' ||
+        strpbrk(spec, " \t") != NULL)
+        return g_strdup(spec);
+    gchar *object = g_strndup(spec, (size_t)(colon - spec));
+    gchar *full = run_ltrace_spec(object, colon + 1, err);
+    g_free(object);
+    return full;
+}
+
+gboolean run_probe_add(const char *given, GError **err)
 {
     struct pt_probe_spec sp;
-    if (!pt_probe_parse_spec(spec, &sp, err))
+    g_autofree gchar *spec = complete(given, err);
+    if (spec == NULL || !pt_probe_parse_spec(spec, &sp, err))
         return FALSE;
     if (specs == NULL)
         specs = g_ptr_array_new_with_free_func(g_free);

@@ -209,6 +209,37 @@ def test_probes_file_and_never_bound(tmp_path, mode):
     assert "probe libm.so.6:cos" not in p.err.split("no call recorded")[0].splitlines()[-1]
 
 
+LTRACE_CONF = """; ltrace.conf(5) syntax
+typedef in_addr = struct(hex(uint));
+hex(uint) inet_addr(string);
+double cos(double);\t\t; a comment after the declaration
+double sin(in_addr);
+int printf(format);
+"""
+
+
+def test_prototype_from_ltrace_conf(tmp_path):
+    """--probe OBJECT:FUNCTION with no prototype takes ltrace's (the files of
+    $POSIXTRACE_LTRACE_CONF here; ~/.ltrace.conf, /usr/share/ltrace,
+    /etc/ltrace.conf by default): cos(double) recorded as arg1; a type
+    probes cannot take (format, a typedef) and a function in no file are
+    errors naming why."""
+    conf = tmp_path / "ltrace.conf"
+    conf.write_text(LTRACE_CONF)
+    env = dict(PENV, POSIXTRACE_LTRACE_CONF=str(tmp_path / "none.conf") + ":" + str(conf))
+    p = sh([tool("posixtrace-run"), "-e", "probe", "--probe", "libm.so.6:cos",
+            program("t310_probe_math"), "1"], env=env)
+    assert (p.out, 0) == plain(program("t310_probe_math"), "1")
+    cos = probe_events(p.err, "probe:libm.so.6:cos")
+    assert [e[1] + e[2].split(" <")[0] for e in cos] == ["arg1=0.5 = 0.877583"], p.err
+    for fn, why in (("printf", 'prototype "int printf(format)" has a type probes cannot record: '
+                     "format"),
+                    ("sin", "cannot record: in_addr"),
+                    ("tan", "no prototype given and none in ltrace's files")):
+        p = sh([tool("posixtrace-run"), "--probe", "libm.so.6:" + fn, "true"], rc=125, env=env)
+        assert why in p.err, p.err
+
+
 @pytest.mark.parametrize("spec,at,msg", [
     ("libm.so.6:cos(double x", 23, "',' or ')' expected"),
     ("cos(double)", 12, "':' expected"),
