@@ -28,6 +28,7 @@ struct probe {
     void *code;              /* the closure's address: what bindings get */
     void *orig;              /* the function (its first binding's definition) */
     unsigned bound;          /* bindings redirected */
+    int fwd;                 /* forward.c: how the function is called */
 };
 
 extern struct probe pt_probes[PT_PROBES_MAX];
@@ -36,6 +37,10 @@ extern struct link_map *pt_map_libtrace, *pt_map_libc;
 
 /* call.c: builds p's closure for the function at orig; 0 or -1. */
 int pt_probe_arm(struct probe *p, void *orig);
+/* forward.c: chooses how p's function is called (once p->sp and p->cif
+ * are set), and calls it with the closure's arguments, the result in ret. */
+void pt_forward_plan(struct probe *p);
+void pt_forward(const struct probe *p, void *ret, void **args);
 /* call.c: the program's libposixtrace and errno found (at la_preinit; not
  * before: no call is recorded then); 0 if they cannot be. */
 int pt_base_ready(void);

@@ -235,9 +235,10 @@ static void record_defs(void)
 
 static void on_call(ffi_cif *cif, void *ret, void **args, void *data)
 {
+    (void)cif; /* p->cif, or none (forward.c) */
     struct probe *p = data;
     if (in_probe || !pt_base_ready() || !base.want[p->id]) {
-        ffi_call(cif, FFI_FN(p->orig), ret, args);
+        pt_forward(p, ret, args);
         return;
     }
     in_probe = 1;
@@ -249,7 +250,7 @@ static void on_call(ffi_cif *cif, void *ret, void **args, void *data)
     uint64_t t0 = base.begin(p->id);
     *ep = e0;
     in_probe = 0; /* the function may call other probed functions: recorded too */
-    ffi_call(cif, FFI_FN(p->orig), ret, args);
+    pt_forward(p, ret, args);
     in_probe = 1;
     int e1 = *ep;
     struct pl pl;
@@ -297,6 +298,7 @@ int pt_probe_arm(struct probe *p, void *orig)
         return -1;
     }
     p->orig = orig;
+    pt_forward_plan(p);
     p->code = code;
     p->closure = cl;
     return 0;

@@ -8,7 +8,8 @@ audit_libposixtrace_audit_la_SOURCES = \
 	audit/spec.h \
 	audit/spec.c \
 	audit/audit.c \
-	audit/call.c
+	audit/call.c \
+	audit/forward.c
 audit_libposixtrace_audit_la_CFLAGS = $(AM_CFLAGS) $(LIBFFI_CFLAGS) -fvisibility=hidden
 audit_libposixtrace_audit_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -no-undefined -shared
 audit_libposixtrace_audit_la_LIBADD = $(LIBFFI_LIBS) -ldl

@@ -85,7 +85,8 @@ tools_posixtrace_run_SOURCES = \
 	tools/run_session.c \
 	tools/run_report.c \
 	tools/run_untraced.c \
-	tools/run_probes.c
+	tools/run_probes.c \
+	tools/run_ltrace.c
 tools_posixtrace_run_CPPFLAGS = $(AM_CPPFLAGS) \
 	-DPOSIXTRACE_PRELOAD_PATH='"$(libdir)/libposixtrace-preload.so"' \
 	-DPOSIXTRACE_BUILD_PRELOAD_PATH='"$(abs_top_builddir)/preload/.libs/libposixtrace-preload.so"' \

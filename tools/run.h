@@ -38,6 +38,8 @@ const char *run_lib_path(const char *env, const char *installed, const char *bui
 gboolean run_probe_add(const char *spec, GError **err);
 gboolean run_probes_file(const char *path, GError **err);
 guint run_probes_count(void);
+/* run_ltrace.c: OBJECT:FN's spec from ltrace's prototype files, or NULL (err set). */
+gchar *run_ltrace_spec(const char *object, const char *fn, GError **err);
 gchar **run_probes_env(gchar **env); /* LD_AUDIT, POSIXTRACE_PROBES; names the probes */
 void run_probes_report(void);       /* probes with no call recorded */
 void run_probes_free(void);

@@ -94,7 +94,8 @@ static const GOptionEntry entries[] = {
       "recording them; user:NAME a user event; repeatable", "SPEC" },
     { "probe", 0, 0, G_OPTION_ARG_CALLBACK, add_probe,
       "Record each call of a library function with its arguments and result, e.g. "
-      "'libm.so.6:cos(double x)->double' (doc/tools.md \"Probes\"); repeatable", "SPEC" },
+      "'libm.so.6:cos(double x)->double', or OBJECT:FUNCTION for ltrace.conf's prototype (doc/tools.md "
+      "\"Probes\"); repeatable", "SPEC" },
     { "probes", 0, 0, G_OPTION_ARG_CALLBACK, add_probe,
       "The probes of a file ([OBJECT] groups, FUNCTION=(TYPES)->TYPE keys); repeatable", "FILE" },
     O("summary", 'c', G_OPTION_ARG_NONE, &ro.summary,

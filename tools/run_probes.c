@@ -3,8 +3,8 @@
  * checked and named for the decoder here (an error shows the position of
  * the mistake), passed to
  * libposixtrace-audit.so in POSIXTRACE_PROBES (one a line) with LD_AUDIT
- * (probe k: event type 1281 + k). At the end, a
- * probe with no call recorded is said: its function was never bound
+ * (probe k: event type 1281 + k). At the end (live: from the events
+ * printed; -o: from the log read back), a probe with no call recorded is said: its function was never bound
  * through the dynamic linker (calls inside its own library, static
  * functions, a wrong object name) or never called.
  */
@@ -20,10 +20,24 @@
 
 static GPtrArray *specs;
 
-gboolean run_probe_add(const char *spec, GError **err)
+/* OBJECT:FUNCTION with no '(' (and no spaces): its prototype from ltrace's files. */
+static gchar *complete(const char *spec, GError **err)
+{
+    const char *colon = strrchr(spec, ':');
+    if (strchr(spec, '(') != NULL || colon == NULL || colon == spec || colon[1] == '\0' ||
+        strpbrk(spec, " \t") != NULL)
+        return g_strdup(spec);
+    gchar *object = g_strndup(spec, (size_t)(colon - spec));
+    gchar *full = run_ltrace_spec(object, colon + 1, err);
+    g_free(object);
+    return full;
+}
+
+gboolean run_probe_add(const char *given, GError **err)
 {
     struct pt_probe_spec sp;
-    if (!pt_probe_parse_spec(spec, &sp, err))
+    g_autofree gchar *spec = complete(given, err);
+    if (spec == NULL || !pt_probe_parse_spec(spec, &sp, err))
         return FALSE;
     if (specs == NULL)
         specs = g_ptr_array_new_with_free_func(g_free);

@@ -150,6 +150,8 @@ int run_report_log(const struct run_opts *o, struct session *s, const trace_attr
         pt_warn("%s: damaged log: %lld block(s) missing: their events are missing", o->output,
                 missing);
     bad += missing;
+    if (rc == 0 && lost == 0 && bad == 0)
+        run_probes_report(); /* the log read back counted each probe's calls */
     char *nt = untraced_part(s);
     if (!o->quiet || lost > 0 || bad > 0 || *nt)
         pt_warn("%" G_GUINT64_FORMAT " events in %s, %" G_GUINT64_FORMAT " lost%s",

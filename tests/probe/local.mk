@@ -16,3 +16,5 @@ tests_probe_t313_probe_dlopen_LDADD = -ldl
 
 # the library t313 opens: built by the test (gcc -shared), like t203_stacks
 EXTRA_DIST += tests/probe/test_probes.py tests/probe/t312_probe_plugin.c
+# the prototypes test: a library and a program linked to it, built by the test
+EXTRA_DIST += tests/probe/t314_abi_lib.c tests/probe/t314_probe_abi.c

@@ -89,6 +89,46 @@ def test_dlopened_library(tmp_path):
     assert [e[1] + e[2].split(" <")[0] for e in sc] == ["x=0.25, k=3 = 2.90674"], p.err
 
 
+T314 = [
+    ("t314_mix(int a, double x, uchar b, double y, long c, short d)->long",
+     "a=-7, x=1.5, b=200, y=2.25, c=123456789012, d=-3", "= 123451790734"),
+    ("t314_dbl(double a, int b, double c, double e, double f, double g, double h)->double",
+     "a=1, b=2, c=3, e=5, f=6, g=7, h=8", "= 130"),
+    ("t314_seven(int a, int b, int c, int d, int e, int f, int g)->int",
+     "a=1, b=2, c=3, d=4, e=5, f=6, g=7", "= 140"),
+    ("t314_float(float x, int k)->float", "x=1.25, k=3", "= 3.75"),
+    ("t314_neg(int x)->char", "x=100", "= -100"),
+    ("t314_u16(ushort x)->ushort", "x=65534", "= 65535"),
+    ("t314_str(str s, int skip)->str", 's="probe forwarding", skip=6', '= "forwarding"'),
+]
+
+
+def test_prototypes_forwarded_exactly(tmp_path):
+    """Each probed function gets its arguments and gives its result as the
+    program passes and expects them (audit/forward.c calls integer and
+    double prototypes directly, floats and stack arguments through
+    ffi_call): integers of each width between doubles, six doubles around
+    an integer, a seventh integer, floats, small signed and unsigned results, a string."""
+    if shutil.which("gcc") is None:
+        pytest.skip("gcc not found")
+    src = os.path.join(srcdir(), "tests", "probe")
+    sh(["gcc", "-shared", "-fPIC", "-O2", "-o", tmp_path / "libt314.so",
+        os.path.join(src, "t314_abi_lib.c")])
+    prog = tmp_path / "t314"
+    sh(["gcc", "-O2", "-o", prog, os.path.join(src, "t314_probe_abi.c"), "-L", tmp_path, "-lt314",
+        "-Wl,-rpath," + str(tmp_path)])
+    args = ["-e", "probe"]
+    for spec, _, _ in T314:
+        args += ["--probe", "libt314.so:" + spec]
+    p = prun(*args, prog)
+    assert (p.out, 0) == plain(prog)
+    assert p.out.split() == ["123451790734", "130.0000", "140", "3.7500", "-100", "65535",
+                             "forwarding"], p.out
+    for spec, want_args, want_ret in T314:
+        ev = probe_events(p.err, "probe:libt314.so:" + spec.split("(")[0])
+        assert [(e[1], e[2].split(" <")[0].strip()) for e in ev] == [(want_args, want_ret)], p.err
+
+
 def test_python_math_and_zlib():
     """python3: math.cos through the math module's binding, zlib's deflate
     through the zlib module's; output identical."""
@@ -117,6 +157,24 @@ def test_sqlite3_shell():
     assert all(e[2].startswith(" = 0 <") for e in pr), p.err
 
 
+@pytest.mark.skipif(shutil.which("sqlite3") is None, reason="the sqlite3 shell is not installed")
+def test_sqlite3_exec_in_shell():
+    """The shell's .dump runs its statements with sqlite3_exec: each call is
+    recorded with its SQL (cut at -s 32), its callback, and the result."""
+    sql = "create table t(a); insert into t values (41);"
+    spec = "libsqlite3.so.0:sqlite3_exec(ptr db, str sql, ptr cb, ptr arg, ptr errmsg)->int"
+    p = prun("-e", "probe", "--probe", spec, "sqlite3", ":memory:", sql, ".dump")
+    assert (p.out, 0) == plain("sqlite3", ":memory:", sql, ".dump")
+    assert "INSERT INTO t VALUES(41);" in p.out
+    ex = probe_events(p.err, "probe:libsqlite3.so.0:sqlite3_exec")
+    calls = [(e[1].split("sql=")[1].split(", cb=")[0], e[1].split("cb=")[1].split(",")[0],
+              e[2].split(" <")[0]) for e in ex]
+    assert ('"SAVEPOINT dump; PRAGMA writable_"', "0", " = 0") in calls, p.err
+    assert ('"PRAGMA writable_schema=OFF;"', "0", " = 0") in calls, p.err
+    assert calls[-1] == ('"RELEASE dump;"', "0", " = 0"), p.err
+    assert all(e[1].startswith("db=0x") for e in ex), p.err
+
+
 def test_dump_decodes_log_by_itself(tmp_path):
     """-o LOG: posixtrace-dump learns the probes from posixtrace:probe_def
     and shows them in text, JSON, Chrome and -c."""
@@ -135,15 +193,51 @@ def test_dump_decodes_log_by_itself(tmp_path):
                for l in summ.splitlines()), summ
 
 
-def test_probes_file_and_never_bound(tmp_path):
+@pytest.mark.parametrize("mode", ["live", "log"])
+def test_probes_file_and_never_bound(tmp_path, mode):
     """--probes FILE: [object] groups of FUNCTION=(types)->type; a probe whose
-    function is never bound is said at the end."""
+    function is never bound is said at the end, of a live run and of a run
+    writing a log (-o: counted from the log read back)."""
     f = tmp_path / "p.ini"
     f.write_text("[libm.so.6]\ncos=(double x)->double\ntan=(double x)->double\n")
-    p = prun("-e", "probe", "--probes", f, program("t310_probe_math"), "1")
-    assert len(probe_events(p.err, "probe:libm.so.6:cos")) == 1
+    log = tmp_path / "t.ptl"
+    out = ["-o", log] if mode == "log" else []
+    p = prun(*out, "-e", "probe", "--probes", f, program("t310_probe_math"), "1")
+    shown = tdump(log).out if mode == "log" else p.err
+    assert len(probe_events(shown, "probe:libm.so.6:cos")) == 1
     assert "probe libm.so.6:tan(double x)->double: no call recorded" in p.err
     assert "probe libm.so.6:cos" not in p.err.split("no call recorded")[0].splitlines()[-1]
+
+
+LTRACE_CONF = """; ltrace.conf(5) syntax
+typedef in_addr = struct(hex(uint));
+hex(uint) inet_addr(string);
+double cos(double);\t\t; a comment after the declaration
+double sin(in_addr);
+int printf(format);
+"""
+
+
+def test_prototype_from_ltrace_conf(tmp_path):
+    """--probe OBJECT:FUNCTION with no prototype takes ltrace's (the files of
+    $POSIXTRACE_LTRACE_CONF here; ~/.ltrace.conf, /usr/share/ltrace,
+    /etc/ltrace.conf by default): cos(double) recorded as arg1; a type
+    probes cannot take (format, a typedef) and a function in no file are
+    errors naming why."""
+    conf = tmp_path / "ltrace.conf"
+    conf.write_text(LTRACE_CONF)
+    env = dict(PENV, POSIXTRACE_LTRACE_CONF=str(tmp_path / "none.conf") + ":" + str(conf))
+    p = sh([tool("posixtrace-run"), "-e", "probe", "--probe", "libm.so.6:cos",
+            program("t310_probe_math"), "1"], env=env)
+    assert (p.out, 0) == plain(program("t310_probe_math"), "1")
+    cos = probe_events(p.err, "probe:libm.so.6:cos")
+    assert [e[1] + e[2].split(" <")[0] for e in cos] == ["arg1=0.5 = 0.877583"], p.err
+    for fn, why in (("printf", 'prototype "int printf(format)" has a type probes cannot record: '
+                     "format"),
+                    ("sin", "cannot record: in_addr"),
+                    ("tan", "no prototype given and none in ltrace's files")):
+        p = sh([tool("posixtrace-run"), "--probe", "libm.so.6:" + fn, "true"], rc=125, env=env)
+        assert why in p.err, p.err
 
 
 @pytest.mark.parametrize("spec,at,msg", [
