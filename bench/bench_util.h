@@ -31,6 +31,19 @@ static inline double bench_now(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/* The kernel's clocksource ("tsc", "kvm-clock", ...), for the reports. */
+static inline const char *bench_clocksource(void)
+{
+    static char cs[64] = "";
+    FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+    if (f != NULL) {
+        if (fgets(cs, sizeof cs, f) != NULL)
+            cs[strcspn(cs, "\n")] = '\0';
+        fclose(f);
+    }
+    return cs[0] != '\0' ? cs : "unknown";
+}
+
 /* The call returns 0 or an error number; an error ends the program. */
 #define BENCH_CHECK(call)                                                            \
     do {                                                                             \
