@@ -157,12 +157,15 @@ static double two_threads(long n)
     return t;
 }
 
+static double fill(void);
+
 static int child_main(const char *mode, long n)
 {
     double t = strcmp(mode, "recording") == 0 ? recording(n, 1)
              : strcmp(mode, "writer") == 0  ? recording(n, 0)
              : strcmp(mode, "traced") == 0  ? traced_target(n)
              : strcmp(mode, "plain2") == 0  ? two_threads(n)
+             : strcmp(mode, "fill") == 0    ? fill()
                                             : run_loop(n);
     printf("%.3f\n", t);
     return 0;
@@ -195,6 +198,114 @@ static int read_line(int fd, char *buf, size_t n)
     }
     buf[k] = '\0';
     return 0;
+}
+
+/* ---- fill: bytes per intercepted call in a stream ---- */
+
+/* One name's events read back from a full stream: count and data bytes. */
+struct fill_kind {
+    char name[TRACE_EVENT_NAME_MAX + 1];
+    long n, data;
+};
+
+/* A stream of the default size, UNTIL_FULL, filled by the loop of
+ * open(/dev/null) + write(16 B) + close under the shim; prints "size
+ * events" and, per event name, "name count data-bytes" on stderr. */
+static double fill(void)
+{
+    trace_attr_t a;
+    size_t size = 0;
+    BENCH_CHECK(posix_trace_attr_init(&a));
+    BENCH_CHECK(posix_trace_attr_getstreamsize(&a, &size));
+    BENCH_CHECK(posix_trace_attr_setstreamfullpolicy(&a, POSIX_TRACE_UNTIL_FULL));
+    BENCH_CHECK(posix_trace_create(0, &a, &trid));
+    BENCH_CHECK(posix_trace_start(trid));
+    struct posix_trace_status_info st = { 0 };
+    static const char data[16] = "0123456789abcdef";
+    for (long i = 0; i < 10000000L && st.posix_stream_full_status != POSIX_TRACE_FULL; i++) {
+        int fd = open("/dev/null", O_WRONLY);
+        if (fd < 0 || write(fd, data, sizeof data) != (ssize_t)sizeof data)
+            exit(1);
+        close(fd);
+        BENCH_CHECK(posix_trace_get_status(trid, &st));
+    }
+    BENCH_CHECK(posix_trace_stop(trid));
+    struct fill_kind k[3] = { { "posixtrace:open", 0, 0 }, { "posixtrace:write", 0, 0 },
+                              { "posixtrace:close", 0, 0 } };
+    long total = 0;
+    for (;;) {
+        struct posix_trace_event_info ev;
+        static char buf[4096];
+        char name[TRACE_EVENT_NAME_MAX + 1];
+        size_t len;
+        int unavailable = 0;
+        BENCH_CHECK(posix_trace_trygetnext_event(trid, &ev, buf, sizeof buf, &len, &unavailable));
+        if (unavailable)
+            break;
+        total++;
+        if (posix_trace_eventid_get_name(trid, ev.posix_event_id, name) != 0)
+            continue;
+        for (int i = 0; i < 3; i++)
+            if (strcmp(name, k[i].name) == 0) {
+                k[i].n++;
+                k[i].data += (long)len;
+            }
+    }
+    BENCH_CHECK(posix_trace_shutdown(trid));
+    for (int i = 0; i < 3; i++)
+        fprintf(stderr, "%s %ld %ld\n", k[i].name, k[i].n, k[i].data);
+    printf("%zu %ld\n", size, total);
+    exit(0); /* no time to print */
+}
+
+/* The fill child's report, read from its stdout and stderr. */
+static void print_fill(const char *preload)
+{
+    int out[2], err[2];
+    if (pipe(out) != 0 || pipe(err) != 0)
+        exit(1);
+    pid_t pid = fork();
+    if (pid == 0) {
+        setenv("BENCH_SHIM_MODE", "fill", 1);
+        setenv("BENCH_SHIM_N", "0", 1);
+        setenv("LD_PRELOAD", preload, 1);
+        dup2(out[1], 1);
+        dup2(err[1], 2);
+        close(out[0]);
+        close(err[0]);
+        execl(self, self, (char *)NULL);
+        _exit(127);
+    }
+    close(out[1]);
+    close(err[1]);
+    FILE *fo = fdopen(out[0], "r"), *fe = fdopen(err[0], "r");
+    size_t size = 0;
+    long total = 0;
+    char line[256];
+    long calls = 0;
+    double per_call = 0;
+    while (fgets(line, sizeof line, fe) != NULL) {
+        char name[128];
+        long n, data;
+        if (sscanf(line, "%127s %ld %ld", name, &n, &data) != 3 || n == 0)
+            continue;
+        /* each record: a 32-byte header and its data padded to 8 */
+        double rec = 32.0 + (double)((data / n + 7) / 8 * 8);
+        printf("%-52s %8.1f bytes in the stream (32-byte header + %.1f bytes of data)\n",
+               name, rec, (double)data / (double)n);
+        per_call += rec;
+        calls = n > calls ? n : calls;
+    }
+    if (fscanf(fo, "%zu %ld", &size, &total) != 2 || total == 0)
+        fprintf(stderr, "bench_shim: the fill run failed\n");
+    else
+        printf("%-52s %8.1f bytes per event measured (%ld events, %ld iterations of 3 calls, "
+               "in a full stream of the default %zu bytes; %.1f per event by the headers)\n",
+               "intercepted open/write/close", (double)size / (double)total, total, calls, size,
+               per_call / 3);
+    fclose(fo);
+    fclose(fe);
+    waitpid(pid, NULL, 0);
 }
 
 /* The "traced" case, as posixtrace-run traces a program: the shim in a
@@ -310,6 +421,7 @@ int main(void)
            "plain loop + an idle thread [baseline 2]", plain2, (plain2 - plain) / 3);
     printf("%-52s %8.1f ns added per call   (informational, vs baseline 2)\n",
            "shim, own stream + reader thread in the process", (rec - plain2) / 3);
+    print_fill(shim);
     if (have("strace")) {
         long ns = scaled(4000);
         char *pre[] = { "strace", "-f", "-o", "/dev/null", NULL };
