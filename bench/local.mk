@@ -57,3 +57,9 @@ if HAVE_LTTNG_UST
 bench_bench_lttng_CPPFLAGS = $(AM_CPPFLAGS) -I$(srcdir)/bench -DHAVE_LTTNG_UST $(LTTNG_UST_CFLAGS)
 bench_bench_lttng_LDADD += $(LTTNG_UST_LIBS)
 endif
+# bench_clock: timestamps against CLOCK_REALTIME for a minute, both clocks.
+bench_programs += bench/bench_clock
+bench_bench_clock_SOURCES = bench/bench_clock.c bench/bench_util.h
+bench_bench_clock_LDADD = $(TEST_LDADD)
+bench_bench_clock_LDFLAGS = $(TEST_LDFLAGS)
+bench_bench_clock_CFLAGS = $(AM_CFLAGS) -O2
