@@ -95,23 +95,11 @@ static int child_main(double seconds)
 
 static pid_t start_child(const char *self, const char *clock, double seconds, int *fd)
 {
-    int p[2];
-    if (pipe(p) != 0)
-        exit(1);
-    pid_t pid = fork();
-    if (pid == 0) {
-        char s[32];
-        snprintf(s, sizeof s, "%.3f", seconds);
-        setenv("BENCH_CLOCK_CHILD", s, 1);
-        setenv("POSIXTRACE_CLOCK", clock, 1);
-        dup2(p[1], 1);
-        close(p[0]);
-        execl(self, self, (char *)NULL);
-        _exit(127);
-    }
-    close(p[1]);
-    *fd = p[0];
-    return pid;
+    char s[48], c[48];
+    snprintf(s, sizeof s, "BENCH_CLOCK_CHILD=%.3f", seconds);
+    snprintf(c, sizeof c, "POSIXTRACE_CLOCK=%s", clock);
+    char *argv[] = { (char *)self, NULL }, *env[] = { s, c, NULL };
+    return bench_spawn(argv, env, NULL, fd, NULL, NULL);
 }
 
 /* One slew of the system clock by us microseconds; 0 or an errno. */
@@ -127,10 +115,8 @@ int main(void)
     if (c != NULL)
         return child_main(atof(c));
     char self[4096];
-    ssize_t l = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (l <= 0)
+    if (bench_self(self, sizeof self) != 0)
         return 1;
-    self[l] = '\0';
     double seconds = 60.0 * bench_scale();
     const char *sl = getenv("BENCH_CLOCK_SLEW");
     int want_slew = sl != NULL && strcmp(sl, "1") == 0, slews = 0, slew_err = 0;
@@ -160,15 +146,12 @@ int main(void)
         printf("clock slewed %d times by %+ld/%+ld us at 500 ppm\n", slews, SLEW_US, -SLEW_US);
     int failed = 0;
     for (int m = 0; m < 2; m++) {
-        char buf[256] = "", used[32] = "";
-        ssize_t got = read(fd[m], buf, sizeof buf - 1);
-        close(fd[m]);
-        int st;
-        waitpid(pid[m], &st, 0);
+        char buf[256], used[32] = "";
+        int rc = bench_collect(pid[m], fd[m], buf, sizeof buf, NULL);
         long seen = 0, n = 0, over = 0;
         double worst = 0, mean = 0, at = 0;
-        if (got <= 0 || sscanf(buf, "%31s %ld %ld %lf %lf %ld %lf", used, &seen, &n, &worst,
-                               &mean, &over, &at) != 7 || !WIFEXITED(st) || WEXITSTATUS(st) != 0) {
+        if (rc != 0 || sscanf(buf, "%31s %ld %ld %lf %lf %ld %lf", used, &seen, &n, &worst,
+                              &mean, &over, &at) != 7) {
             fprintf(stderr, "bench_clock: FAIL: POSIXTRACE_CLOCK=%s: the child failed or lost "
                     "events\n", modes[m]);
             failed = 1;

@@ -408,15 +408,6 @@ static int child_writer(long n)
     return 0;
 }
 
-static int read_line_fd(int fd, char *buf, size_t size)
-{
-    size_t k = 0;
-    while (k + 1 < size && read(fd, buf + k, 1) == 1 && buf[k] != '\n')
-        k++;
-    buf[k] = '\0';
-    return k > 0 ? 0 : -1;
-}
-
 /* Waits until the reader has everything up to `recorded` (or is done);
  * 0, or -1 after 10 s without progress. */
 static int wait_reader(struct reader_ctx *rc, uint64_t recorded)
@@ -440,26 +431,14 @@ static int wait_reader(struct reader_ctx *rc, uint64_t recorded)
  * concurrently (as posixtrace-run reads a traced program). */
 static double bench_cross_reader(const char *self, long n)
 {
-    int out[2], go[2];
-    CHECK(pipe(out) != 0 ? errno : 0);
-    CHECK(pipe(go) != 0 ? errno : 0);
-    pid_t pid = fork();
-    if (pid == 0) {
-        char nb[32];
-        snprintf(nb, sizeof nb, "%ld", n);
-        setenv("BENCH_EVENT_CHILD", nb, 1);
-        dup2(out[1], 1);
-        dup2(go[0], 0);
-        close(out[0]);
-        close(go[1]);
-        execl(self, self, (char *)NULL);
-        _exit(127);
-    }
-    close(out[1]);
-    close(go[0]);
+    char nb[48];
+    snprintf(nb, sizeof nb, "BENCH_EVENT_CHILD=%ld", n);
+    char *argv[] = { (char *)self, NULL }, *env[] = { nb, NULL };
+    int out, go;
+    pid_t pid = bench_spawn(argv, env, NULL, &out, &go, NULL);
     char line[64];
     double best = 1e30;
-    if (read_line_fd(out[0], line, sizeof line) != 0 || strcmp(line, "ready") != 0) {
+    if (bench_read_line(out, line, sizeof line) != 0 || strcmp(line, "ready") != 0) {
         fail("cross-process case: the child did not start");
         return best;
     }
@@ -476,7 +455,7 @@ static double bench_cross_reader(const char *self, long n)
     pthread_t th;
     CHECK(pthread_create(&th, NULL, reader_main, &rc));
     for (int r = 0; r < REPS; r++) {
-        if (write(go[1], "g", 1) != 1 || read_line_fd(out[0], line, sizeof line) != 0) {
+        if (write(go, "g", 1) != 1 || bench_read_line(out, line, sizeof line) != 0) {
             fail("cross-process case: the child stopped");
             break;
         }
@@ -487,10 +466,9 @@ static double bench_cross_reader(const char *self, long n)
             break;
         }
     }
-    close(go[1]);
-    close(out[0]);
-    int st;
-    waitpid(pid, &st, 0);
+    close(go);
+    close(out);
+    waitpid(pid, NULL, 0);
     if (!atomic_load(&rc.done))
         (void)posix_trace_shutdown(rc.trid); /* wakes the reader: EINVAL */
     pthread_join(th, NULL);
@@ -677,10 +655,8 @@ int main(void)
     if (child != NULL)
         return child_writer(atol(child));
     char self[4096];
-    ssize_t sl = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (sl <= 0)
+    if (bench_self(self, sizeof self) != 0)
         return 1;
-    self[sl] = '\0';
     double scale = bench_scale();
     long n_cheap = scaled(N_CHEAP_BASE, scale, 1000);
     long n_reader = scaled(N_READER_BASE, scale, 1000);

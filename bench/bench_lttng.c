@@ -233,25 +233,12 @@ static long long discarded(void)
 
 static int run_child(long n, double v[6])
 {
-    int p[2];
-    if (pipe(p) != 0)
-        return -1;
-    pid_t pid = fork();
-    if (pid == 0) {
-        char nb[32];
-        snprintf(nb, sizeof nb, "%ld", n);
-        setenv("BENCH_LTTNG_N", nb, 1);
-        dup2(p[1], 1);
-        execl(self, self, (char *)NULL);
-        _exit(127);
-    }
-    close(p[1]);
-    char buf[256] = "";
-    ssize_t got = read(p[0], buf, sizeof buf - 1);
-    close(p[0]);
-    int st;
-    waitpid(pid, &st, 0);
-    if (got <= 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+    char nb[48], buf[256];
+    snprintf(nb, sizeof nb, "BENCH_LTTNG_N=%ld", n);
+    char *argv[] = { self, NULL }, *env[] = { nb, NULL };
+    int fd;
+    pid_t pid = bench_spawn(argv, env, NULL, &fd, NULL, NULL);
+    if (bench_collect(pid, fd, buf, sizeof buf, NULL) != 0)
         return -1;
     return sscanf(buf, "%lf %lf %lf %lf %lf %lf", &v[0], &v[1], &v[2], &v[3], &v[4], &v[5]) == 6
                ? 0 : -1;
@@ -290,10 +277,8 @@ static int lttng_main(void)
         printf("bench_lttng: skipped: the lttng commands are not installed (lttng-tools)\n");
         return 0;
     }
-    ssize_t l = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (l <= 0)
+    if (bench_self(self, sizeof self) != 0)
         return 1;
-    self[l] = '\0';
     if (ensure_sessiond() != 0) {
         stop_sessiond();
         printf("bench_lttng: skipped: no lttng-sessiond answers and none could be started\n");

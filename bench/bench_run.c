@@ -68,45 +68,27 @@ static char stream_opt[64];
 /* Runs one kind; its stderr goes to errpath. 0, or -1 if it failed. */
 static int run_kind(enum kind k, long n, struct result *r)
 {
-    int p[2];
-    if (pipe(p) != 0)
-        return -1;
+    char nb[48], buf[64], lib[4200], pre[4200], out[4200];
+    snprintf(nb, sizeof nb, "BENCH_RUN_N=%ld", n);
+    /* the binary libtool's wrapper script runs, as if installed: the
+     * wrapper's shell and seds would add ~70 ms to every run */
+    snprintf(lib, sizeof lib, "LD_LIBRARY_PATH=%s", BENCH_LIBDIR);
+    snprintf(pre, sizeof pre, "LD_PRELOAD=%s", BENCH_MINISHIM);
+    snprintf(out, sizeof out, "MINISHIM_OUT=%s", minipath);
+    char *env[] = { nb, lib, out, k == MINI ? pre : NULL, NULL };
+    char *plain[] = { self, NULL };
+    char *traced[] = { (char *)run_bin, stream_opt, "-o", logpath, self, NULL };
     double t0 = bench_now();
-    pid_t pid = fork();
-    if (pid == 0) {
-        char nb[32];
-        snprintf(nb, sizeof nb, "%ld", n);
-        setenv("BENCH_RUN_N", nb, 1);
-        if (k == MINI) {
-            setenv("LD_PRELOAD", BENCH_MINISHIM, 1);
-            setenv("MINISHIM_OUT", minipath, 1);
-        }
-        /* the binary libtool's wrapper script runs, as if installed: the
-         * wrapper's shell and seds would add ~70 ms to every run */
-        setenv("LD_LIBRARY_PATH", BENCH_LIBDIR, 1);
-        dup2(p[1], 1);
-        int e = open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600);
-        dup2(e, 2);
-        if (k == RUN)
-            execl(run_bin, run_bin, stream_opt, "-o", logpath, self, (char *)NULL);
-        else
-            execl(self, self, (char *)NULL);
-        _exit(127);
-    }
-    close(p[1]);
-    char buf[64] = "";
-    ssize_t got = read(p[0], buf, sizeof buf - 1);
-    close(p[0]);
-    int st;
+    int fd;
+    pid_t pid = bench_spawn(k == RUN ? traced : plain, env, NULL, &fd, NULL, errpath);
     struct rusage ru;
-    if (wait4(pid, &st, 0, &ru) != pid)
-        return -1;
+    int rc = bench_collect(pid, fd, buf, sizeof buf, &ru);
     r->wall = bench_now() - t0;
     r->all = tv_s(ru.ru_utime) + tv_s(ru.ru_stime);
     r->cpu = r->loop = -1;
-    if (got > 0)
+    if (rc == 0)
         sscanf(buf, "%lf %lf", &r->cpu, &r->loop);
-    return got > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+    return rc;
 }
 
 /* Every call made is in the trace, nothing lost: posixtrace-run's last
@@ -140,10 +122,8 @@ int main(void)
     const char *nenv = getenv("BENCH_RUN_N");
     if (nenv != NULL)
         return loop_main(atol(nenv));
-    ssize_t l = readlink("/proc/self/exe", self, sizeof self - 1);
-    if (l <= 0)
+    if (bench_self(self, sizeof self) != 0)
         return 1;
-    self[l] = '\0';
     const char *ss = getenv("BENCH_RUN_STREAM_SIZE");
     snprintf(stream_opt, sizeof stream_opt, "--stream-size=%s", ss != NULL ? ss : "16M");
     if (access(run_bin, X_OK) != 0)
