@@ -47,11 +47,17 @@ static int (*real_open)(const char *, int, ...);
 static ssize_t (*real_write)(int, const void *, size_t);
 static int (*real_close)(int);
 
-__attribute__((constructor)) static void mini_init(void)
+/* libc's functions; also from a wrapper called before the constructor. */
+static void resolve(void)
 {
     real_open = (int (*)(const char *, int, ...))dlsym(RTLD_NEXT, "open");
     real_write = (ssize_t (*)(int, const void *, size_t))dlsym(RTLD_NEXT, "write");
     real_close = (int (*)(int))dlsym(RTLD_NEXT, "close");
+}
+
+__attribute__((constructor)) static void mini_init(void)
+{
+    resolve();
     int mfd = memfd_create("minishim-ring", MFD_CLOEXEC);
     if (mfd < 0 || ftruncate(mfd, (off_t)RING_SIZE) != 0)
         return;
@@ -99,6 +105,8 @@ int open(const char *path, int flags, ...)
     va_start(ap, flags);
     int mode = (flags & (O_CREAT | O_TMPFILE)) ? va_arg(ap, int) : 0;
     va_end(ap);
+    if (real_open == NULL)
+        resolve();
     int r = real_open(path, flags, mode);
     put(1, r, flags, path, strlen(path));
     return r;
@@ -106,6 +114,8 @@ int open(const char *path, int flags, ...)
 
 ssize_t write(int fd, const void *buf, size_t n)
 {
+    if (real_write == NULL)
+        resolve();
     ssize_t r = real_write(fd, buf, n);
     put(2, (int32_t)r, fd, buf, n);
     return r;
@@ -113,6 +123,8 @@ ssize_t write(int fd, const void *buf, size_t n)
 
 int close(int fd)
 {
+    if (real_close == NULL)
+        resolve();
     int r = real_close(fd);
     put(3, r, fd, NULL, 0);
     return r;
