@@ -145,6 +145,8 @@ int main(void)
             if (run_kind((enum kind)k, n, &r) != 0 || check_complete((enum kind)k, n) != 0) {
                 fprintf(stderr, "bench_run: FAIL: %s: failed, or calls missing from its "
                         "trace (see %s)\n", kind_name[k], errpath);
+                unlink(logpath);
+                unlink(minipath);
                 return 1;
             }
             best[k].cpu = r.cpu < best[k].cpu ? r.cpu : best[k].cpu;
