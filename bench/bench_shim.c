@@ -157,12 +157,15 @@ static double two_threads(long n)
     return t;
 }
 
+static double fill(void);
+
 static int child_main(const char *mode, long n)
 {
     double t = strcmp(mode, "recording") == 0 ? recording(n, 1)
              : strcmp(mode, "writer") == 0  ? recording(n, 0)
              : strcmp(mode, "traced") == 0  ? traced_target(n)
              : strcmp(mode, "plain2") == 0  ? two_threads(n)
+             : strcmp(mode, "fill") == 0    ? fill()
                                             : run_loop(n);
     printf("%.3f\n", t);
     return 0;
@@ -181,20 +184,98 @@ static double measure(const char *mode, long n, char *const pre[], const char *p
     return bench_child(self, env, pre, NULL);
 }
 
-/* Read one line from fd into buf (NUL-terminated, without the newline). */
-static int read_line(int fd, char *buf, size_t n)
+
+/* ---- fill: bytes per intercepted call in a stream ---- */
+
+/* One name's events read back from a full stream: count and data bytes. */
+struct fill_kind {
+    char name[TRACE_EVENT_NAME_MAX + 1];
+    long n, data;
+};
+
+/* A stream of the default size, UNTIL_FULL, filled by the loop of
+ * open(/dev/null) + write(16 B) + close under the shim; prints, per event
+ * name, "name count data-bytes", then "stream size events". */
+static double fill(void)
 {
-    size_t k = 0;
-    while (k + 1 < n) {
-        ssize_t r = read(fd, buf + k, 1);
-        if (r != 1)
-            return -1;
-        if (buf[k] == '\n')
-            break;
-        k++;
+    trace_attr_t a;
+    size_t size = 0;
+    BENCH_CHECK(posix_trace_attr_init(&a));
+    BENCH_CHECK(posix_trace_attr_getstreamsize(&a, &size));
+    BENCH_CHECK(posix_trace_attr_setstreamfullpolicy(&a, POSIX_TRACE_UNTIL_FULL));
+    BENCH_CHECK(posix_trace_create(0, &a, &trid));
+    BENCH_CHECK(posix_trace_start(trid));
+    struct posix_trace_status_info st = { 0 };
+    static const char data[16] = "0123456789abcdef";
+    for (long i = 0; i < 10000000L && st.posix_stream_full_status != POSIX_TRACE_FULL; i++) {
+        int fd = open("/dev/null", O_WRONLY);
+        if (fd < 0 || write(fd, data, sizeof data) != (ssize_t)sizeof data)
+            exit(1);
+        close(fd);
+        BENCH_CHECK(posix_trace_get_status(trid, &st));
     }
-    buf[k] = '\0';
-    return 0;
+    BENCH_CHECK(posix_trace_stop(trid));
+    struct fill_kind k[3] = { { "posixtrace:open", 0, 0 }, { "posixtrace:write", 0, 0 },
+                              { "posixtrace:close", 0, 0 } };
+    long total = 0;
+    for (;;) {
+        struct posix_trace_event_info ev;
+        static char buf[4096];
+        char name[TRACE_EVENT_NAME_MAX + 1];
+        size_t len;
+        int unavailable = 0;
+        BENCH_CHECK(posix_trace_trygetnext_event(trid, &ev, buf, sizeof buf, &len, &unavailable));
+        if (unavailable)
+            break;
+        total++;
+        if (posix_trace_eventid_get_name(trid, ev.posix_event_id, name) != 0)
+            continue;
+        for (int i = 0; i < 3; i++)
+            if (strcmp(name, k[i].name) == 0) {
+                k[i].n++;
+                k[i].data += (long)len;
+            }
+    }
+    BENCH_CHECK(posix_trace_shutdown(trid));
+    for (int i = 0; i < 3; i++)
+        printf("%s %ld %ld\n", k[i].name, k[i].n, k[i].data);
+    printf("stream %zu %ld\n", size, total);
+    exit(0); /* no time to print */
+}
+
+/* The fill child's report. */
+static void print_fill(const char *preload)
+{
+    char pl[4200], buf[1024];
+    snprintf(pl, sizeof pl, "LD_PRELOAD=%s", preload);
+    char *argv[] = { self, NULL };
+    char *env[] = { "BENCH_SHIM_MODE=fill", "BENCH_SHIM_N=0", pl, NULL };
+    int fd;
+    pid_t pid = bench_spawn(argv, env, NULL, &fd, NULL, NULL);
+    size_t size = 0;
+    long total = 0, calls = 0;
+    double per_call = 0;
+    int ok = bench_collect(pid, fd, buf, sizeof buf, NULL) == 0;
+    for (char *line = strtok(buf, "\n"); ok && line != NULL; line = strtok(NULL, "\n")) {
+        char name[128];
+        long n, data;
+        if (sscanf(line, "stream %zu %ld", &size, &total) == 2 ||
+            sscanf(line, "%127s %ld %ld", name, &n, &data) != 3 || n == 0)
+            continue;
+        /* each record: a 32-byte header and its data padded to 8 */
+        double rec = 32.0 + (double)((data / n + 7) / 8 * 8);
+        printf("%-52s %8.1f bytes in the stream (32-byte header + %.1f bytes of data)\n",
+               name, rec, (double)data / (double)n);
+        per_call += rec;
+        calls = n > calls ? n : calls;
+    }
+    if (total == 0)
+        fprintf(stderr, "bench_shim: the fill run failed\n");
+    else
+        printf("%-52s %8.1f bytes per event measured (%ld events, %ld iterations of 3 calls, "
+               "in a full stream of the default %zu bytes; %.1f per event by the headers)\n",
+               "intercepted open/write/close", (double)size / (double)total, total, calls, size,
+               per_call / 3);
 }
 
 /* The "traced" case, as posixtrace-run traces a program: the shim in a
@@ -202,27 +283,13 @@ static int read_line(int fd, char *buf, size_t n)
  * reading it. The child stays single-threaded. */
 static double measure_traced(long n, const char *preload)
 {
-    int out[2], go[2];
-    if (pipe(out) != 0 || pipe(go) != 0)
-        exit(1);
-    pid_t pid = fork();
-    if (pid == 0) {
-        char nbuf[32];
-        snprintf(nbuf, sizeof nbuf, "%ld", n);
-        setenv("BENCH_SHIM_MODE", "traced", 1);
-        setenv("BENCH_SHIM_N", nbuf, 1);
-        setenv("LD_PRELOAD", preload, 1);
-        dup2(out[1], 1);
-        dup2(go[0], 0);
-        close(out[0]);
-        close(go[1]);
-        execl(self, self, (char *)NULL);
-        _exit(127);
-    }
-    close(out[1]);
-    close(go[0]);
-    char line[64];
-    if (read_line(out[0], line, sizeof line) != 0 || strcmp(line, "ready") != 0)
+    char nb[48], pl[4200], line[64];
+    snprintf(nb, sizeof nb, "BENCH_SHIM_N=%ld", n);
+    snprintf(pl, sizeof pl, "LD_PRELOAD=%s", preload);
+    char *argv[] = { self, NULL }, *env[] = { "BENCH_SHIM_MODE=traced", nb, pl, NULL };
+    int out, go;
+    pid_t pid = bench_spawn(argv, env, NULL, &out, &go, NULL);
+    if (bench_read_line(out, line, sizeof line) != 0 || strcmp(line, "ready") != 0)
         return -1;
     trace_attr_t a;
     BENCH_CHECK(posix_trace_attr_init(&a));
@@ -233,16 +300,16 @@ static double measure_traced(long n, const char *preload)
     atomic_store(&reader_stop, 0);
     pthread_t th;
     BENCH_CHECK(pthread_create(&th, NULL, reader, NULL));
-    if (write(go[1], "g", 1) != 1)
+    if (write(go, "g", 1) != 1)
         exit(1);
-    int bad = read_line(out[0], line, sizeof line);
+    int bad = bench_read_line(out, line, sizeof line);
     int st;
     waitpid(pid, &st, 0);
     atomic_store(&reader_stop, 1);
     pthread_join(th, NULL);
     BENCH_CHECK(posix_trace_shutdown(trid));
-    close(out[0]);
-    close(go[1]);
+    close(out);
+    close(go);
     if (bad != 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
         return -1;
     /* 5 repetitions of n iterations, 3 calls each, all read */
@@ -310,6 +377,7 @@ int main(void)
            "plain loop + an idle thread [baseline 2]", plain2, (plain2 - plain) / 3);
     printf("%-52s %8.1f ns added per call   (informational, vs baseline 2)\n",
            "shim, own stream + reader thread in the process", (rec - plain2) / 3);
+    print_fill(shim);
     if (have("strace")) {
         long ns = scaled(4000);
         char *pre[] = { "strace", "-f", "-o", "/dev/null", NULL };

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -31,6 +32,19 @@ static inline double bench_now(void)
     return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
 }
 
+/* The kernel's clocksource ("tsc", "kvm-clock", ...), for the reports. */
+static inline const char *bench_clocksource(void)
+{
+    static char cs[64] = "";
+    FILE *f = fopen("/sys/devices/system/clocksource/clocksource0/current_clocksource", "r");
+    if (f != NULL) {
+        if (fgets(cs, sizeof cs, f) != NULL)
+            cs[strcspn(cs, "\n")] = '\0';
+        fclose(f);
+    }
+    return cs[0] != '\0' ? cs : "unknown";
+}
+
 /* The call returns 0 or an error number; an error ends the program. */
 #define BENCH_CHECK(call)                                                            \
     do {                                                                             \
@@ -42,6 +56,74 @@ static inline double bench_now(void)
         }                                                                            \
     } while (0)
 
+/* Starts argv[0] (looked up in PATH) in a child, after putting env[]
+ * ("NAME=value" entries, NULL-terminated; NULL: none) in its environment
+ * and running setup() (NULL: none) there. Its stdout goes into a pipe whose
+ * read end is *out; its stdin comes from a pipe whose write end is *in (in
+ * NULL: inherited); its stderr goes to the file errpath (NULL: inherited).
+ * Returns its pid; a pipe or fork that fails ends the program. */
+static inline pid_t bench_spawn(char *const argv[], char *const env[], void (*setup)(void),
+                                int *out, int *in, const char *errpath)
+{
+    int o[2], i[2] = { -1, -1 };
+    if (pipe(o) != 0 || (in != NULL && pipe(i) != 0))
+        exit(1);
+    pid_t pid = fork();
+    if (pid < 0)
+        exit(1);
+    if (pid == 0) {
+        for (int k = 0; env != NULL && env[k] != NULL; k++)
+            putenv(env[k]);
+        if (setup != NULL)
+            setup();
+        dup2(o[1], 1);
+        close(o[0]);
+        if (in != NULL) {
+            dup2(i[0], 0);
+            close(i[1]);
+        }
+        if (errpath != NULL)
+            dup2(open(errpath, O_WRONLY | O_CREAT | O_TRUNC, 0600), 2);
+        execvp(argv[0], argv);
+        _exit(127);
+    }
+    close(o[1]);
+    *out = o[0];
+    if (in != NULL) {
+        close(i[0]);
+        *in = i[1];
+    }
+    return pid;
+}
+
+/* Reads what the child pid prints on fd (up to n - 1 bytes, NUL-terminated),
+ * closes fd and waits for the child (its resource usage in *ru if not
+ * NULL): 0 if it printed something and exited with status 0, else -1. */
+static inline int bench_collect(pid_t pid, int fd, char *buf, size_t n, struct rusage *ru)
+{
+    size_t got = 0;
+    ssize_t r;
+    while (got + 1 < n && (r = read(fd, buf + got, n - 1 - got)) > 0)
+        got += (size_t)r;
+    buf[got] = '\0';
+    close(fd);
+    int st;
+    if (wait4(pid, &st, 0, ru) != pid)
+        return -1;
+    return got > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
+}
+
+/* One line from fd into buf (NUL-terminated, without its newline): 0, or
+ * -1 if nothing came before the end of the file. */
+static inline int bench_read_line(int fd, char *buf, size_t n)
+{
+    size_t k = 0;
+    while (k + 1 < n && read(fd, buf + k, 1) == 1 && buf[k] != '\n')
+        k++;
+    buf[k] = '\0';
+    return k > 0 ? 0 : -1;
+}
+
 /* Runs the program `self` in a child, with the entries of env[] ("NAME=value",
  * NULL-terminated) put in its environment, under the command prefix pre[]
  * (NULL: none; at most 12 words), after setup() (NULL: none) in the child;
@@ -50,46 +132,34 @@ static inline double bench_now(void)
 static inline double bench_child(const char *self, char *const env[], char *const pre[],
                                  void (*setup)(void))
 {
-    int p[2];
-    if (pipe(p) != 0)
-        exit(1);
-    pid_t pid = fork();
-    if (pid == 0) {
-        for (int i = 0; env[i] != NULL; i++)
-            putenv(env[i]);
-        if (setup != NULL)
-            setup();
-        dup2(p[1], 1);
-        int devnull = open("/dev/null", O_WRONLY);
-        dup2(devnull, 2);
-        char *argv[16];
-        int k = 0;
-        for (; pre != NULL && pre[k] != NULL && k < 12; k++)
-            argv[k] = pre[k];
-        argv[k++] = (char *)self;
-        argv[k] = NULL;
-        execvp(argv[0], argv);
-        _exit(127);
-    }
-    close(p[1]);
-    char buf[64] = "";
-    ssize_t r = read(p[0], buf, sizeof buf - 1);
-    close(p[0]);
-    int st;
-    waitpid(pid, &st, 0);
-    if (r <= 0 || !WIFEXITED(st) || WEXITSTATUS(st) != 0)
+    char *argv[16];
+    int k = 0;
+    for (; pre != NULL && pre[k] != NULL && k < 12; k++)
+        argv[k] = pre[k];
+    argv[k++] = (char *)self;
+    argv[k] = NULL;
+    int fd;
+    pid_t pid = bench_spawn(argv, env, setup, &fd, NULL, "/dev/null");
+    char buf[64];
+    return bench_collect(pid, fd, buf, sizeof buf, NULL) == 0 ? strtod(buf, NULL) : -1;
+}
+
+/* This program's path, to run it again: 0, or -1. */
+static inline int bench_self(char *self, size_t n)
+{
+    ssize_t l = readlink("/proc/self/exe", self, n - 1);
+    if (l <= 0)
         return -1;
-    return strtod(buf, NULL);
+    self[l] = '\0';
+    return 0;
 }
 
 /* This program's path (to re-execute it) and the shim's in the build tree
  * ($POSIXTRACE_BUILDDIR, else .); -1 with a message if either is missing. */
 static inline int bench_paths(char *self, size_t nself, char *shim, size_t nshim)
 {
-    ssize_t l = readlink("/proc/self/exe", self, nself - 1);
-    if (l <= 0)
+    if (bench_self(self, nself) != 0)
         return -1;
-    self[l] = '\0';
     const char *bd = getenv("POSIXTRACE_BUILDDIR");
     snprintf(shim, nshim, "%s/preload/.libs/libposixtrace-preload.so", bd ? bd : ".");
     if (access(shim, R_OK) != 0) {

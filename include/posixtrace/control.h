@@ -47,7 +47,7 @@ int posixtrace_stream_clock(trace_id_t trid, int *source, double *ticks_per_ns);
 /* The clock the streams this process creates use, the same way, and in
  * *why (if not NULL) the reason in words (a static string): the kernel's
  * clocksource, the CPU's flags, POSIXTRACE_CLOCK, or a difference between
- * CPUs. The first call chooses (it may take about 10 ms). Always 0. */
+ * CPUs. The first call chooses (it takes 2 to 10 ms). Always 0. */
 int posixtrace_clock_choice(int *source, double *ticks_per_ns, const char **why);
 
 /* Records into the active stream trid, from the controller (as it records

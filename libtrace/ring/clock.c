@@ -70,16 +70,30 @@ uint32_t pt_clock_choose(const struct pt_clock_facts *f, const char **why)
                   "being another", PT_CLOCK_TSC;
 }
 
-/* Measure TSC ticks per ns against CLOCK_MONOTONIC_RAW over ~10 ms (both ends
- * tight pairs: a preemption at either end would skew the rate). */
+/*
+ * Measure TSC ticks per ns against CLOCK_MONOTONIC_RAW over 2 ms, between
+ * two pairs (ticks, ns) each read within PT_CAL_TIGHT_TICKS: a stamp is
+ * converted from an anchor at most 2^23 ticks before it, so the rate's error
+ * e (at most 2 * PT_CAL_TIGHT_TICKS / the ticks of the window) moves it by at
+ * most e * 2^23 ticks: 1.1 us at 1 GHz, less the faster the TSC. Where the
+ * clock is too slow to read for such pairs (no vDSO), the window grows to
+ * 10 ms.
+ * Every run of posixtrace-run waits for this (it used to take 10 ms).
+ */
+#define PT_CAL_TIGHT_TICKS 256u
+#define PT_CAL_TRIES 64
+#define PT_CAL_NS (2 * 1000 * 1000)
+#define PT_CAL_MAX_NS (10 * 1000 * 1000)
+
 static double calibrate(uint64_t *t0, int64_t *m0)
 {
     int64_t m1;
-    *t0 = pt_tsc_pair(CLOCK_MONOTONIC_RAW, m0);
-    uint64_t t1;
+    uint64_t w0, w1, t1;
+    *t0 = pt_tsc_pair_within(CLOCK_MONOTONIC_RAW, m0, PT_CAL_TIGHT_TICKS, PT_CAL_TRIES, &w0);
     do
-        t1 = pt_tsc_pair(CLOCK_MONOTONIC_RAW, &m1);
-    while (m1 - *m0 < 10 * 1000 * 1000);
+        t1 = pt_tsc_pair_within(CLOCK_MONOTONIC_RAW, &m1, PT_CAL_TIGHT_TICKS, PT_CAL_TRIES, &w1);
+    while (m1 - *m0 < PT_CAL_NS ||
+           (w0 + w1 > 2 * PT_CAL_TIGHT_TICKS && m1 - *m0 < PT_CAL_MAX_NS));
     return (double)(t1 - *t0) / (double)(m1 - *m0);
 }
 

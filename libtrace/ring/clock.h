@@ -80,16 +80,18 @@ static inline uint64_t pt_rdtsc_ordered(void) { return 0; }
  * interrupted or preempted between the two would be off by up to the whole
  * interruption (tens of microseconds on a loaded machine), so the tightest of
  * up to PT_PAIR_TRIES tries is kept, stopping at one within
- * PT_PAIR_TIGHT_TICKS (about a microsecond). Used for anchors, the stream's
- * (tick0, real0_ns) and the calibration of the tick rate.
+ * PT_PAIR_TIGHT_TICKS (about a microsecond). Used for anchors and the
+ * stream's (tick0, real0_ns); the calibration of the tick rate asks for
+ * tighter pairs (pt_tsc_pair_within, the width of the pair in *width).
  */
 #define PT_PAIR_TIGHT_TICKS 2048u
 #define PT_PAIR_TRIES 8
-static inline uint64_t pt_tsc_pair(clockid_t clk, int64_t *ns)
+static inline uint64_t pt_tsc_pair_within(clockid_t clk, int64_t *ns, uint64_t tight, int tries,
+                                          uint64_t *width)
 {
     uint64_t best = UINT64_MAX, ticks = 0;
     *ns = 0;
-    for (int i = 0; i < PT_PAIR_TRIES && best > PT_PAIR_TIGHT_TICKS; i++) {
+    for (int i = 0; i < tries && best > tight; i++) {
         struct timespec t;
         uint64_t t1 = pt_rdtsc_ordered();
         clock_gettime(clk, &t);
@@ -100,7 +102,14 @@ static inline uint64_t pt_tsc_pair(clockid_t clk, int64_t *ns)
             *ns = pt_ts_ns(&t);
         }
     }
+    *width = best;
     return ticks;
+}
+
+static inline uint64_t pt_tsc_pair(clockid_t clk, int64_t *ns)
+{
+    uint64_t width;
+    return pt_tsc_pair_within(clk, ns, PT_PAIR_TIGHT_TICKS, PT_PAIR_TRIES, &width);
 }
 
 /* Current ticks in the given mode. */
