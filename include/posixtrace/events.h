@@ -106,6 +106,7 @@ enum posixtrace_ftype {
     POSIXTRACE_F_IOCTLREQ,  /* ioctl request: TCGETS, FIONREAD... (others in hex) */
     POSIXTRACE_F_SIGHOW,    /* int64 sigprocmask how: SIG_BLOCK... */
     POSIXTRACE_F_DOUBLE,    /* the bits of an IEEE 754 double (probes' double and float) */
+    POSIXTRACE_F_EPOLLOP,   /* int64 epoll_ctl op: EPOLL_CTL_ADD... */
     POSIXTRACE_F_VARIABLE = 64,
     POSIXTRACE_F_STR = 64,  /* a string (path, name) */
     POSIXTRACE_F_BUF,       /* the first bytes of a data buffer */
@@ -113,6 +114,10 @@ enum posixtrace_ftype {
     POSIXTRACE_F_SOCKADDR,  /* a struct sockaddr as the program passed it */
     POSIXTRACE_F_ADDRS,     /* uint64 addresses back to back (stacks) */
     POSIXTRACE_F_BYTES,     /* opaque bytes, shown in hex (build ids) */
+    POSIXTRACE_F_POLLFDS,   /* struct pollfd[] back to back (poll, ppoll) */
+    POSIXTRACE_F_EPOLLEVS,  /* struct epoll_event[] back to back (epoll_ctl, epoll_wait) */
+    POSIXTRACE_F_TIMESPEC,  /* a struct timespec (empty: NULL) */
+    POSIXTRACE_F_TIMEVAL,   /* a struct timeval (empty: NULL) */
 };
 /* Decoders show an unknown fixed type (< 64) as F_INT and an unknown
  * variable type (>= 64) as F_BYTES: new types never break old decoders. */

@@ -352,3 +352,75 @@ def test_same_as_strace(tmp_path):
         if ret is not None and name in ("statx", "newfstatat", "getdents64", "lgetxattr",
                                         "getxattr", "ioctl", "fstat"):
             assert ret in mine or -1 in mine, (name, ret, mine)
+
+
+def test_futex_not_by_default(tmp_path):
+    """futex floods a trace (every contended lock): posixtrace-run's default
+    set, -e all and -e syscall leave it out; -e futex and -e syscall:futex
+    select it: the 2 threads' 5 FUTEX_WAKE_PRIVATE (129) each, on their own
+    word, result 0."""
+    prog = program("t130_syscalls")
+    for sel in ([], ["-e", "all"], ["-e", "syscall"], ["-e", "thread"]):
+        js, out = traced(tmp_path, *sel, prog, "futex", "5")
+        assert out.startswith("futex 2x5 "), out
+        assert sc(js, "futex") == [], sel
+        assert any(e["event"].startswith("syscall:") for e in js) or sel == ["-e", "thread"]
+    for sel in ("futex", "syscall:futex", "syscall,futex"):
+        js, out = traced(tmp_path, "-e", sel, prog, "futex", "5")
+        words = out.split()[2:4]
+        for w in words:
+            mine = [e for e in sc(js, "futex") if e["args"]["uaddr"] == w]
+            assert len(mine) == 5 and len({e["tid"] for e in mine}) == 1, (sel, w, mine)
+            assert all(e["args"]["op"] == 129 and e["ret"] == 0 for e in mine)
+
+
+def _strace_polls(tmp_path, *argv):
+    """strace -f's poll lines of argv: [(fds as [(fd, events)], result, revents by fd)]."""
+    st = subprocess.run(["strace", "-f", "-qq", "-e", "trace=poll", "-o", str(tmp_path / "st")]
+                        + list(argv), capture_output=True, timeout=60)
+    assert st.returncode == 0
+    res = []
+    for l in (tmp_path / "st").read_text().splitlines():
+        m = re.search(r"poll\(\[(.*?)\], \d+, -?\d+\) = (\d+)(?: \(\[(.*)\]\))?", l)
+        if m:
+            fds = [(int(a), b) for a, b in re.findall(r"fd=(\d+), events=([\w|]+)", m.group(1))]
+            rev = {int(a): b for a, b in re.findall(r"fd=(\d+), revents=([\w|]+)", m.group(3) or "")}
+            res.append((fds, int(m.group(2)), rev))
+    return res
+
+
+def test_poll_decoded(tmp_path):
+    """poll of a pipe's ends: the pollfd array with each fd, its events and
+    (on return) its revents by name (tables generated from <poll.h>), as
+    strace -f shows them; epoll_ctl's op and event, epoll_wait's ready
+    events (as many as its result), select's nfds and timeout."""
+    js, out = traced(tmp_path, "-e", "poll,epoll_ctl,epoll_wait,pselect6,select",
+                     program("t130_syscalls"), "poll")
+    m = re.match(r"poll 2 1 1 1 fds (\d+) (\d+) (\d+) (\d+) (\d+)\n", out)
+    assert m, out
+    r, w, qr, qw, ep = (int(x) for x in m.groups())
+    polls = sc(js, "poll")
+    assert [e["args"]["fds"] for e in polls] == [
+        [{"fd": r, "events": "POLLIN", "revents": "POLLIN"},
+         {"fd": w, "events": "POLLOUT", "revents": "POLLOUT"}],
+        [{"fd": r, "events": "POLLIN", "revents": "POLLHUP"}]], polls
+    assert [(e["args"]["nfds"], e["args"]["timeout"], e["ret"]) for e in polls] == [(2, 1000, 2),
+                                                                                   (1, 1000, 1)]
+    ctl = sc(js, "epoll_ctl")
+    assert len(ctl) == 1 and ctl[0]["args"] == {"epfd": ep, "op": "EPOLL_CTL_ADD", "fd": qr,
+                                                "event": [{"events": "EPOLLIN", "data": "0x7"}]}
+    wt = sc(js, "epoll_wait")
+    assert len(wt) == 1 and wt[0]["ret"] == 1
+    assert wt[0]["args"]["events"] == [{"events": "EPOLLIN", "data": "0x7"}]
+    sel = sc(js, "pselect6") + sc(js, "select")
+    assert len(sel) == 1 and sel[0]["args"]["nfds"] == qr + 1 and sel[0]["ret"] == 1
+    assert sel[0]["args"]["timeout"] in ({"tv_sec": 0, "tv_nsec": 0}, {"tv_sec": 0, "tv_usec": 0})
+    p = trun("--syscalls", "-e", "poll", program("t130_syscalls"), "poll")
+    assert ("syscall:poll([{fd=%d, events=POLLIN, revents=POLLIN}, {fd=%d, events=POLLOUT, "
+            "revents=POLLOUT}], 2, 1000) = 2" % (r, w)) in p.err, p.err
+    if shutil.which("strace") is None:
+        return
+    want = _strace_polls(tmp_path, program("t130_syscalls"), "poll")
+    got = [([(f["fd"], f["events"]) for f in e["args"]["fds"]], e["ret"],
+            {f["fd"]: f["revents"] for f in e["args"]["fds"] if "revents" in f}) for e in polls]
+    assert got == want, (got, want)
