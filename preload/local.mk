@@ -23,6 +23,7 @@ preload_libposixtrace_preload_la_SOURCES = \
 	preload/net.c \
 	preload/sud/sud.h \
 	preload/sud/region.S \
+	preload/sud/gate.S \
 	preload/sud/arm.c \
 	preload/sud/handler.c \
 	preload/sud/capture.c \

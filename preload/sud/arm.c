@@ -124,8 +124,19 @@ static bool turn_on(void)
 #endif
 }
 
+/* The trace API's gates (gate.S): their definitions found now, so that
+ * none is looked up later (in a signal handler, say). */
+static void resolve_gates(void)
+{
+#if defined(__x86_64__)
+    for (const struct shim_sud_gate *g = shim_sud_gates; g < shim_sud_gates_end; g++)
+        (void)shim_get(g->real, g->name);
+#endif
+}
+
 void shim_sud_init(void)
 {
+    resolve_gates();
     const char *v = getenv("POSIXTRACE_SYSCALLS");
     if (v == NULL || strcmp(v, "1") != 0)
         return;

@@ -71,6 +71,13 @@ void shim_sud_restorer(void);
 void shim_sud_vm_stub(void);
 void shim_sud_stack_stub(void);
 
+/* ---- gate.S: the trace API's entry points, run with the selector ALLOW ---- */
+struct shim_sud_gate {
+    void **real;      /* the library's definition, once found */
+    const char *name;
+};
+extern const struct shim_sud_gate shim_sud_gates[], shim_sud_gates_end[];
+
 /* ---- handler.c ---- */
 void shim_sud_handler(int sig, void *si, void *uc);
 

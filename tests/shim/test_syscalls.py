@@ -424,3 +424,24 @@ def test_poll_decoded(tmp_path):
     got = [([(f["fd"], f["events"]) for f in e["args"]["fds"]], e["ret"],
             {f["fd"]: f["revents"] for f in e["args"]["fds"] if "revents" in f}) for e in polls]
     assert got == want, (got, want)
+
+
+def test_trace_api_calls_not_recorded(tmp_path):
+    """A program that uses the trace API itself (a stream with a log, a
+    recording thread, flush, shutdown, the log read back): the system calls
+    libposixtrace makes for it (memfd, mmap, the log's writes, futex, its
+    threads' creation) are not recorded; the program's own getppid markers
+    and its calls between them (none but the recording thread's) are."""
+    log = tmp_path / "own.log"
+    js, out = traced(tmp_path, "-e", "all,futex", program("t131_sudapi"), str(log))
+    assert out == "api 100\n"
+    pid = next(e["pid"] for e in sc(js, "getppid"))
+    marks = [i for i, e in enumerate(js) if e["event"] == "syscall:getppid" and e["tid"] == pid]
+    assert len(marks) == 3, marks
+    between = [e["event"] for e in js[marks[0] + 1:marks[2]]
+               if e["tid"] == pid and e["event"].startswith("syscall:")]
+    assert between == ["syscall:getppid"], between
+    lib = {"memfd_create", "fallocate", "ftruncate", "pwritev", "pwrite64", "pread64",
+           "membarrier", "munmap"}
+    assert not [e for e in js if e["event"][8:] in lib], [e["event"] for e in js
+                                                          if e["event"][8:] in lib]
