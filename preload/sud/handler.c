@@ -123,11 +123,16 @@ static void record(struct shim_call *c, const struct posixtrace_event_desc *d, c
     if (!(flags & (POSIXTRACE_CALL_NORETURN | POSIXTRACE_CALL_ENTRY)))
         set_result(c, r);
     shim_sud_capture(c, d, a, r, (flags & (POSIXTRACE_CALL_NORETURN | POSIXTRACE_CALL_ENTRY)) != 0);
-    (void)shim_record(c);
+    /* -k: the stack from the caller's frame (the handler's, the signal
+     * frame and the call's function are left out) */
+    if (shim_record(c) && __builtin_expect(shim_cfg.stack_depth != 0, 0))
+        shim_record_stack(c->ra, c->p.hdr.tid);
 }
 
-/* The call's descriptor if it is to be recorded (and c begun). */
-static const struct posixtrace_event_desc *begin(struct shim_call *c, long nr, const void *ra)
+/* The call's descriptor if it is to be recorded (and c begun, its program
+ * address the caller's: caller.c); at: si_call_addr, g: the registers. */
+static const struct posixtrace_event_desc *begin(struct shim_call *c, long nr, const void *at,
+                                                 const greg_t *g)
 {
     if ((unsigned long)nr > POSIXTRACE_SYSCALL_LAST - POSIXTRACE_SYSCALL_FIRST)
         return NULL;
@@ -135,7 +140,16 @@ static const struct posixtrace_event_desc *begin(struct shim_call *c, long nr, c
     if (!posixtrace_wanted(id))
         return NULL;
     const struct posixtrace_event_desc *d = posixtrace_event_desc(id);
-    return d != NULL && shim_begin(c, id, ra) ? d : NULL;
+    if (d == NULL)
+        return NULL;
+    /* rt_sigreturn's function is the signal trampoline: no caller; a
+     * function the trace system called (main, through its main wrapper) is
+     * the program's own: its address is the call's */
+    const void *ra = nr == SYS_rt_sigreturn
+                         ? at : shim_sud_caller(at, (uintptr_t)g[REG_RSP], (uintptr_t)g[REG_RBP]);
+    if (shim_internal_caller(ra))
+        ra = at;
+    return shim_begin(c, id, ra) ? d : NULL;
 }
 
 static bool noreturn_call(long nr)
@@ -178,7 +192,7 @@ static SHIM_NOINLINE bool in_program_frame(long nr, const long *a, greg_t *g, co
     struct shim_call c;
     const struct posixtrace_event_desc *d;
     if (nr == SYS_rt_sigreturn) {
-        if ((d = begin(&c, nr, ra)) != NULL)
+        if ((d = begin(&c, nr, ra, g)) != NULL)
             record(&c, d, a, 0, POSIXTRACE_CALL_NORETURN);
         g[REG_RIP] = (greg_t)(uintptr_t)shim_sud_restorer;
         return true;
@@ -186,7 +200,7 @@ static SHIM_NOINLINE bool in_program_frame(long nr, const long *a, greg_t *g, co
     bool vm = nr == SYS_vfork || (nr == SYS_clone && (a[0] & CLONE_VM));
     if (!vm)
         return false;
-    if ((d = begin(&c, nr, ra)) != NULL)
+    if ((d = begin(&c, nr, ra, g)) != NULL)
         record(&c, d, a, 0, POSIXTRACE_CALL_ENTRY);
     if (nr == SYS_clone && a[1] != 0) {
         uintptr_t *top = (uintptr_t *)(uintptr_t)a[1] - 1;
@@ -239,10 +253,10 @@ static SHIM_NOINLINE void in_handler(long nr, const long *a, ucontext_t *uc, con
 {
     greg_t *g = uc->uc_mcontext.gregs;
     struct shim_call c;
-    const struct posixtrace_event_desc *d = begin(&c, nr, ra);
+    const struct posixtrace_event_desc *d = begin(&c, nr, ra, g);
     if (d != NULL && noreturn_call(nr)) {
         record(&c, d, a, 0, POSIXTRACE_CALL_NORETURN);
-        d = begin(&c, nr, ra);
+        d = begin(&c, nr, ra, g);
     }
     long r = make(nr, a);
     g[REG_RAX] = r;

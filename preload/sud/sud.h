@@ -78,6 +78,12 @@ struct shim_sud_gate {
 };
 extern const struct shim_sud_gate shim_sud_gates[], shim_sud_gates_end[];
 
+/* ---- caller.c ---- */
+/* The return address into the caller of the function that made the call
+ * trapped at call_addr (si_call_addr) with stack pointer sp and frame
+ * pointer fp, or call_addr if it cannot be found. */
+const void *shim_sud_caller(const void *call_addr, uintptr_t sp, uintptr_t fp);
+
 /* ---- handler.c ---- */
 void shim_sud_handler(int sig, void *si, void *uc);
 

@@ -9,6 +9,7 @@ must be the same. The events are read back from the log as JSON
 name and result (apart from the calls made before the shim is loaded and
 those listed in doc/events.md).
 """
+import json
 import os
 import re
 import shutil
@@ -19,7 +20,7 @@ import pytest
 from harness import program
 from shimcommon import sanitized, shim_path
 from shimrun import run_env, trace_log
-from toolscommon import sh, tool
+from toolscommon import sh, tdump, tool
 
 pytestmark = [
     pytest.mark.skipif(not os.path.exists(shim_path()), reason="the shim is not built"),
@@ -445,3 +446,32 @@ def test_trace_api_calls_not_recorded(tmp_path):
            "membarrier", "munmap"}
     assert not [e for e in js if e["event"][8:] in lib], [e["event"] for e in js
                                                           if e["event"][8:] in lib]
+
+
+def test_address_is_callers(tmp_path):
+    """A system call's program address is the return address into the code
+    that called the function holding the `syscall` instruction (as for the
+    shim's other events, and strace -k's second frame): t130's getppid calls,
+    made through libc's syscall(), resolve to t130's getppids, every time
+    (the first unwinds, later ones use the call site's learned offset); with
+    -k, the stack's frame 0 is that address and the next frames are main's
+    callers in libc; ls's writes to stderr resolve into libc's stdio."""
+    prog = program("t130_syscalls")
+    p = trun("--syscalls", "-a", "-k", "3", "-e", "getppid,stack", prog, "getppid", "4")
+    calls = [l for l in p.err.splitlines() if "syscall:getppid()" in l]
+    assert len(calls) == 4 and all(re.search(r" @getppids\b.* in t130_syscalls$", l)
+                                   for l in calls), p.err
+    stacks = [l for l in p.err.splitlines() if "posixtrace:stack(" in l]
+    assert len(stacks) == 4 and all(re.search(r"stack\(frames=\[getppids .*, __libc_start", l)
+                                    for l in stacks), stacks
+    log = tmp_path / "a.ptl"
+    trun("--syscalls", "-q", "-k", "2", "-e", "getppid,stack", "-o", str(log), prog, "getppid", "2")
+    js = [json.loads(l) for l in tdump("-f", "json", str(log)).out.splitlines()]
+    gp = [e for e in js if e["event"] == "syscall:getppid"]
+    st = [e for e in js if e["event"] == "posixtrace:stack"]
+    assert len(gp) == 2 and len(st) == 2 and [s["args"]["frames"][0] for s in st] == \
+        [e["addr"] for e in gp], (gp, st)
+    p = trun("--syscalls", "-a", "-e", "syscall:write", "ls", str(tmp_path / "nonexistent"), rc=2)
+    w = [l for l in p.err.splitlines() if "syscall:write(2, " in l]
+    assert w and all(re.search(r" @\S+ .*in libc\.so\.6$", l) for l in w), w
+    assert not [l for l in w if re.search(r" @(__GI_)?(__libc_)?write\b", l)], w
