@@ -275,7 +275,10 @@ void shim_sud_handler(int sig, void *siv, void *ucv)
 {
     siginfo_t *si = siv;
     if (si->si_code != SYS_USER_DISPATCH) {
-        chain(sig, si, ucv);
+        if (shim_sud_arm_request(si))
+            shim_sud_arm_requested(); /* early.c: a thread older than the mode */
+        else
+            chain(sig, si, ucv);
         return;
     }
     shim_sud_sel = SHIM_SUD_ALLOW;

@@ -11,6 +11,7 @@
 #ifndef POSIXTRACE_SHIM_SUD_H
 #define POSIXTRACE_SHIM_SUD_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
 
@@ -23,10 +24,11 @@ extern __thread unsigned char shim_sud_armed __attribute__((tls_model("initial-e
 extern __thread uintptr_t shim_sud_resume __attribute__((tls_model("initial-exec")));
 
 /* Entering the trace system (a wrapper's recorded call): ALLOW; returns
- * the selector as it was, for shim_sud_restore. */
+ * the selector as it was, for shim_sud_restore (BLOCK in a thread not armed:
+ * one armed meanwhile, by early.c's signal, goes on traced). */
 static inline unsigned char shim_sud_enter(void)
 {
-    unsigned char was = shim_sud_sel;
+    unsigned char was = shim_sud_armed ? shim_sud_sel : SHIM_SUD_BLOCK;
     if (__builtin_expect(shim_sud_armed, 0))
         shim_sud_sel = SHIM_SUD_ALLOW;
     return was;
@@ -58,6 +60,11 @@ struct shim_ksigaction {
     uint64_t mask;
 };
 extern struct shim_ksigaction shim_sud_prog_action;
+
+/* ---- early.c: threads started before the mode was on ---- */
+void shim_sud_arm_early(void);              /* asks every other thread to arm itself */
+bool shim_sud_arm_request(const siginfo_t *si); /* a SIGSYS that is such a request */
+void shim_sud_arm_requested(void);          /* in the thread asked */
 
 /* ---- sigwrap.c: the program's signal handlers run with BLOCK ---- */
 long shim_sud_sigaction(long sig, const struct shim_ksigaction *act, struct shim_ksigaction *oact,

@@ -475,3 +475,83 @@ def test_address_is_callers(tmp_path):
     w = [l for l in p.err.splitlines() if "syscall:write(2, " in l]
     assert w and all(re.search(r" @\S+ .*in libc\.so\.6$", l) for l in w), w
     assert not [l for l in w if re.search(r" @(__GI_)?(__libc_)?write\b", l)], w
+
+
+EARLY_LIB = r"""
+#include <pthread.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+static int fds[2], ready[2];
+static pthread_t early;
+static void *run(void *p)
+{
+    char c;
+    (void)p;
+    (void)!write(ready[1], "r", 1);
+    if (read(fds[0], &c, 1) != 1) /* blocked here while the shim starts */
+        return NULL;
+    for (int i = 0; i < 3; i++)
+        syscall(SYS_getppid);
+    return NULL;
+}
+__attribute__((constructor)) static void start(void)
+{
+    sigset_t s, old;
+    sigemptyset(&s);
+#ifdef BLOCK_SIGSYS /* the thread is born with SIGSYS blocked */
+    sigaddset(&s, SIGSYS);
+#endif
+    pthread_sigmask(SIG_BLOCK, &s, &old);
+    char c;
+    if (pipe(fds) == 0 && pipe(ready) == 0 && pthread_create(&early, NULL, run, NULL) == 0)
+        (void)!read(ready[0], &c, 1); /* the thread runs before the shim's constructor */
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+long early_go(void)
+{
+    (void)!write(fds[1], "g", 1);
+    pthread_join(early, NULL);
+    return syscall(SYS_gettid);
+}
+"""
+EARLY_MAIN = r"""
+#include <stdio.h>
+long early_go(void);
+int main(void)
+{
+    printf("early main %ld\n", early_go());
+    return 0;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="no gcc")
+def test_thread_before_shim(tmp_path):
+    """A library whose constructor starts a thread (glibc runs it before the
+    shim's: the thread exists, blocked in read, when the mode is turned on):
+    the shim asks it with a SIGSYS of its own to arm itself; its read goes
+    on (SA_RESTART) and its 3 getppid are recorded under its own thread id;
+    the output is the untraced one and nothing is said on stderr."""
+    (tmp_path / "early.c").write_text(EARLY_LIB)
+    (tmp_path / "main.c").write_text(EARLY_MAIN)
+    for cmd in (["gcc", "-shared", "-fPIC", "-o", "libearly.so", "early.c", "-lpthread"],
+                ["gcc", "-o", "main", "main.c", "-L.", "-learly", "-Wl,-rpath," + str(tmp_path)]):
+        subprocess.run(cmd, cwd=tmp_path, check=True, timeout=120)
+    rc, want = plain(str(tmp_path / "main"))
+    assert rc == 0 and want.startswith(b"early main ")
+    js, p = trace_log(tmp_path / "t.ptl", "--syscalls", str(tmp_path / "main"), run=trun)
+    assert p.out.startswith("early main ") and "posixtrace-preload" not in p.err, p.err
+    main_tid = int(p.out.split()[2])
+    gp = sc(js, "getppid")
+    assert len(gp) == 3 and len({e["tid"] for e in gp}) == 1 and gp[0]["tid"] != main_tid, gp
+    assert [e for e in sc(js, "read") + [e for e in js if e["event"] == "posixtrace:read"]
+            if e["tid"] == gp[0]["tid"] and e["ret"] == 1], "the early thread's read went on"
+    # the same thread blocking SIGSYS: not armed, and said so
+    subprocess.run(["gcc", "-DBLOCK_SIGSYS", "-shared", "-fPIC", "-o", "libearly.so", "early.c",
+                    "-lpthread"], cwd=tmp_path, check=True, timeout=120)
+    js, p = trace_log(tmp_path / "t2.ptl", "--syscalls", str(tmp_path / "main"), run=trun)
+    assert p.out.startswith("early main ")
+    assert ("posixtrace-preload: 1 thread started before the shim could not be armed (SIGSYS "
+            "blocked, or thread data shared): its system calls are not traced") in p.err, p.err
+    assert sc(js, "getppid") == []
