@@ -8,12 +8,11 @@
  * Calls that cannot be made from the handler's frame:
  *  - rt_sigreturn: recorded, then made from the region with the program's
  *    own stack pointer (the handler returns to shim_sud_restorer);
- *  - vfork, clone with CLONE_VM: the child must not start in the handler's
- *    frame (it would return through it, or run it on a new stack): they are
- *    made through the region's stubs in the program's frame and recorded at
- *    entry only (POSIXTRACE_CALL_ENTRY); clone3 with CLONE_VM fails with
- *    ENOSYS (glibc then uses clone), since its stack is in memory the
- *    handler would have to rewrite;
+ *  - vfork, clone and clone3 with CLONE_VM: the child must not start in
+ *    the handler's frame (it would return through it, or run it on a new
+ *    stack): they are made through the region's stubs in the program's
+ *    frame and recorded at entry only (POSIXTRACE_CALL_ENTRY); clone3's
+ *    arguments are copied (clone3.c: its stack is in them);
  *  - fork-like calls (fork, clone and clone3 without CLONE_VM) are made
  *    here: the child has its own copy of the frame; it is armed again
  *    (dispatch is not inherited) and both record the result.
@@ -198,11 +197,19 @@ static SHIM_NOINLINE bool in_program_frame(long nr, const long *a, greg_t *g, co
         return true;
     }
     bool vm = nr == SYS_vfork || (nr == SYS_clone && (a[0] & CLONE_VM));
-    if (!vm)
+#ifdef SYS_clone3
+    bool vm3 = nr == SYS_clone3 && !forks(nr, a);
+#else
+    bool vm3 = false;
+#endif
+    if (!vm && !vm3)
         return false;
     if ((d = begin(&c, nr, ra, g)) != NULL)
         record(&c, d, a, 0, POSIXTRACE_CALL_ENTRY);
-    if (nr == SYS_clone && a[1] != 0) {
+    if (vm3) {
+        if (!shim_sud_clone3_vm(a, g))
+            g[REG_RAX] = -ENOSYS; /* arguments the copy cannot hold: glibc then uses clone */
+    } else if (nr == SYS_clone && a[1] != 0) {
         uintptr_t *top = (uintptr_t *)(uintptr_t)a[1] - 1;
         *top = (uintptr_t)g[REG_RIP];
         g[REG_RSI] = (greg_t)(uintptr_t)top;
@@ -226,10 +233,6 @@ static long make(long nr, const long *a)
         return shim_sud_sigaction(a[0], (const void *)a[1], (void *)a[2], a[3]);
     if (nr == SYS_prctl && a[0] == 59 /* PR_SET_SYSCALL_USER_DISPATCH */)
         return refuse_dispatch();
-#ifdef SYS_clone3
-    if (nr == SYS_clone3 && !forks(nr, a))
-        return -ENOSYS;
-#endif
     unmask_sigsys(nr, use, &set);
     shim_sud_sel = SHIM_SUD_BLOCK;
     long r = shim_sud_raw(nr, use[0], use[1], use[2], use[3], use[4], use[5]);

@@ -14,6 +14,7 @@
 #include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <ucontext.h>
 
 #define SHIM_SUD_ALLOW 0 /* SYSCALL_DISPATCH_FILTER_ALLOW */
 #define SHIM_SUD_BLOCK 1 /* SYSCALL_DISPATCH_FILTER_BLOCK */
@@ -77,6 +78,8 @@ extern const char shim_sud_region_start[], shim_sud_region_end[];
 void shim_sud_restorer(void);
 void shim_sud_vm_stub(void);
 void shim_sud_stack_stub(void);
+void shim_sud_clone3_vm_stub(void);
+void shim_sud_clone3_stack_stub(void);
 
 /* ---- gate.S: the trace API's entry points, run with the selector ALLOW ---- */
 struct shim_sud_gate {
@@ -90,6 +93,13 @@ extern const struct shim_sud_gate shim_sud_gates[], shim_sud_gates_end[];
  * trapped at call_addr (si_call_addr) with stack pointer sp and frame
  * pointer fp, or call_addr if it cannot be found. */
 const void *shim_sud_caller(const void *call_addr, uintptr_t sp, uintptr_t fp);
+
+/* ---- clone3.c ---- */
+extern __thread uintptr_t shim_sud_cl3_rdi __attribute__((tls_model("initial-exec")));
+/* clone3 with CLONE_VM (a[0] its clone_args, a[1] their size): the
+ * registers g set for the region's stub; false if the arguments cannot be
+ * copied (unreadable, larger than the copy): the call is then refused. */
+bool shim_sud_clone3_vm(const long *a, greg_t *g);
 
 /* ---- handler.c ---- */
 void shim_sud_handler(int sig, void *si, void *uc);

@@ -36,6 +36,9 @@
  *               the read end of a second pipe (EPOLLIN, data 7) and
  *               epoll_wait once a byte is there; select of that end with
  *               a zero timeout
+ *   spawn       posix_spawn of this program ("getppid 3"), then system() of
+ *               it ("getppid 2": libc's own spawn, clone3 with CLONE_VM |
+ *               CLONE_VFORK); prints both exit statuses
  *   noprctl PROG ARGS...  execs PROG under a seccomp filter that fails
  *               prctl(PR_SET_SYSCALL_USER_DISPATCH, ...) with EINVAL, as a
  *               kernel without Syscall User Dispatch does
@@ -51,6 +54,7 @@
 #include <linux/seccomp.h>
 #include <pthread.h>
 #include <sched.h>
+#include <spawn.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -392,6 +396,22 @@ static int polls(void)
     return 0;
 }
 
+static int spawns(const char *self)
+{
+    char *args[] = { (char *)self, "getppid", "3", NULL };
+    extern char **environ;
+    pid_t pid;
+    int st1 = -1, st2;
+    if (posix_spawn(&pid, self, NULL, NULL, args, environ) != 0 || waitpid(pid, &st1, 0) != pid)
+        return 1;
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "exec '%s' getppid 2", self);
+    fflush(stdout);
+    st2 = system(cmd);
+    printf("spawn exit %d %d\n", WEXITSTATUS(st1), WEXITSTATUS(st2));
+    return 0;
+}
+
 static int getppids(int n)
 {
     for (int i = 0; i < n; i++)
@@ -472,6 +492,8 @@ int main(int argc, char **argv)
         return noprctl(argv + 2);
     if (strcmp(m, "futex") == 0)
         return futexes(argc > 2 ? atoi(argv[2]) : 10);
+    if (strcmp(m, "spawn") == 0)
+        return spawns(argv[0]);
     if (strcmp(m, "poll") == 0)
         return polls();
     if (strcmp(m, "getppid") == 0)

@@ -555,3 +555,36 @@ def test_thread_before_shim(tmp_path):
     assert ("posixtrace-preload: 1 thread started before the shim could not be armed (SIGSYS "
             "blocked, or thread data shared): its system calls are not traced") in p.err, p.err
     assert sc(js, "getppid") == []
+
+
+def test_posix_spawn_clone3(tmp_path):
+    """posix_spawn and system() (libc's own spawn): clone3 with CLONE_VM |
+    CLONE_VFORK on a stack of their own, made through the region's stub (the
+    child must not start in the handler's frame): recorded at entry, no
+    ENOSYS and no fallback to clone (as strace -f shows it: the same clone3
+    calls); each child's image is traced (its getppid under its own pid);
+    output as untraced. With posix_spawn's own event kept (the default), its
+    clone3 is the wrapper's and the child is traced the same."""
+    prog = program("t130_syscalls")
+    rc, want = plain(prog, "spawn")
+    js, out = traced(tmp_path, "-e", "syscall", prog, "spawn")
+    assert rc == 0 and out == want.decode()
+    me = next(e["pid"] for e in js if e["event"] == "syscall:clone3")
+    c3 = sc(js, "clone3", me)
+    assert len(c3) == 2 and not any(e["returned"] for e in c3), c3
+    assert sc(js, "clone", me) == []
+    kids = [e["ret"] for e in sc(js, "wait4", me) if e["ret"] > 0]
+    assert len(kids) == 2
+    assert len(sc(js, "getppid", kids[0])) == 3 and len(sc(js, "getppid", kids[1])) >= 2
+    js, out = traced(tmp_path, prog, "spawn")
+    assert out == want.decode()
+    sp = [e for e in js if e["event"] == "posixtrace:posix_spawn"]
+    assert len(sp) == 1 and len(sc(js, "getppid", sp[0]["args"]["child"])) == 3, sp
+    if shutil.which("strace") is None:
+        return
+    st = subprocess.run(["strace", "-f", "-qq", "-e", "trace=clone,clone3", "-o",
+                         str(tmp_path / "st"), prog, "spawn"], capture_output=True, timeout=60)
+    assert st.returncode == 0
+    lines = (tmp_path / "st").read_text().splitlines()
+    assert len([l for l in lines if "clone3(" in l]) == 2 and not [l for l in lines
+                                                                 if "clone(" in l], lines
