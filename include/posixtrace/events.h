@@ -180,8 +180,10 @@ int posixtrace_shim_set_stack(unsigned depth);
 /* Defined by libposixtrace-preload.so (dlsym(RTLD_DEFAULT, ...) likewise):
  * the system-call mode, as POSIXTRACE_SYSCALLS=1 turns it on at start
  * (doc/events.md, "System calls"): on != 0 records every system call of the
- * calling thread and of the threads and fork children created from now on
- * as a "syscall:<name>" event; 0 stops it in the calling thread and for
+ * calling thread, of the process's other threads (each asked by a signal to
+ * arm itself; preload/README.md, "Threads older than the mode") and of the
+ * threads and fork children created from now on as a "syscall:<name>"
+ * event; 0 stops it in the calling thread and for
  * threads created from now on. 0, or ENOSYS where the kernel has no
  * Syscall User Dispatch (Linux >= 5.11, x86-64) or refuses it. */
 int posixtrace_shim_set_syscalls(int on);
