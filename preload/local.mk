@@ -23,9 +23,13 @@ preload_libposixtrace_preload_la_SOURCES = \
 	preload/net.c \
 	preload/sud/sud.h \
 	preload/sud/region.S \
+	preload/sud/gate.S \
 	preload/sud/arm.c \
 	preload/sud/handler.c \
 	preload/sud/capture.c \
+	preload/sud/caller.c \
+	preload/sud/early.c \
+	preload/sud/clone3.c \
 	preload/sud/sigwrap.c
 # Wrappers must be the real symbols, not fortified inlines.
 preload_libposixtrace_preload_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/preload -U_FORTIFY_SOURCE

@@ -15,11 +15,17 @@
  * the first item is a
  * removal the list starts from the default set (all events, or what the
  * caller shows by default), else from none.
+ *
+ * The classes (all, syscall, thread, and the default set of posixtrace-run)
+ * leave out the system calls that flood a trace (futex: every contended
+ * lock, every condition variable); naming one selects it ("-e futex",
+ * "-e syscall:futex").
  */
 #include "ptools.h"
 #include <posixtrace/record.h>
 
 #include <string.h>
+#include <sys/syscall.h>
 
 #define SHIM_PREFIX "posixtrace:"
 #define SYSCALL_PREFIX "syscall:"
@@ -42,8 +48,15 @@ static void add_category(trace_event_set_t *s, const char *cat)
     }
 }
 
-/* A class name: fills s and returns TRUE. */
-static gboolean select_class(const char *w, trace_event_set_t *s)
+void pt_filter_drop_floods(trace_event_set_t *s)
+{
+#ifdef SYS_futex
+    posix_trace_eventset_del(POSIXTRACE_SYSCALL_FIRST + SYS_futex, s);
+#endif
+}
+
+/* A class name, every event it names: fills s and returns TRUE. */
+static gboolean select_class_all(const char *w, trace_event_set_t *s)
 {
     static const char *const cats[] = { "process", "thread", "file", "net", NULL };
     if (strcmp(w, "probe") == 0) { /* run-time probes, and their definitions */
@@ -75,6 +88,15 @@ static gboolean select_class(const char *w, trace_event_set_t *s)
         }
     }
     return FALSE;
+}
+
+/* A class name: fills s (without the flooding calls) and returns TRUE. */
+static gboolean select_class(const char *w, trace_event_set_t *s)
+{
+    if (!select_class_all(w, s))
+        return FALSE;
+    pt_filter_drop_floods(s);
+    return TRUE;
 }
 
 static gboolean name_matches(const char *p, const char *name)

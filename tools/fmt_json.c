@@ -45,6 +45,8 @@ static void field_json(GString *s, const struct pt_field *f)
         g_string_free(t, TRUE);
         return;
     default:
+        if (pt_fmt_poll_field(s, f, 1))
+            return;
         break;
     }
     if (f->type >= POSIXTRACE_F_VARIABLE) { /* BYTES and unknown variable types */

@@ -100,7 +100,7 @@ static void field_text(GString *s, const struct pt_out *o, const struct pt_event
     default:
         if (f->type < POSIXTRACE_F_VARIABLE) {
             pt_fmt_fixed_field(s, f);
-        } else { /* POSIXTRACE_F_BYTES and unknown variable types */
+        } else if (!pt_fmt_poll_field(s, f, 0)) { /* BYTES and unknown variable types */
             g_string_append(s, "x'");
             pt_hex(s, f->p, f->n);
             g_string_append_c(s, '\'');

@@ -99,7 +99,7 @@ const char *pt_errno_name(int e, char *buf, size_t size)
 int pt_fixed_is_number(int type)
 {
     return type == POSIXTRACE_F_INT || type == POSIXTRACE_F_UINT || type == POSIXTRACE_F_FD ||
-           type == POSIXTRACE_F_PID || type <= 0 || (type > POSIXTRACE_F_DOUBLE &&
+           type == POSIXTRACE_F_PID || type <= 0 || (type > POSIXTRACE_F_EPOLLOP &&
                                                      type < POSIXTRACE_F_VARIABLE);
 }
 
@@ -138,6 +138,7 @@ void pt_fmt_fixed(GString *s, int type, uint64_t v)
     case POSIXTRACE_F_MAPFLAGS: flags_fmt(s, pt_xlat_mmap_flags, v); break;
     case POSIXTRACE_F_FCNTLCMD: value_fmt(s, pt_xlat_fcntl_cmds, i); break;
     case POSIXTRACE_F_SIGHOW: value_fmt(s, pt_xlat_sig_how, i); break;
+    case POSIXTRACE_F_EPOLLOP: value_fmt(s, pt_xlat_epoll_ops, i); break;
     case POSIXTRACE_F_IOCTLREQ:
         if (pt_xlat_name(pt_xlat_ioctl_reqs, v) != NULL)
             g_string_append(s, pt_xlat_name(pt_xlat_ioctl_reqs, v));

@@ -15,6 +15,7 @@ tools_libptools_la_SOURCES = \
 	audit/spec.h \
 	audit/spec.c \
 	tools/fmt_value.c \
+	tools/fmt_poll.c \
 	tools/fmt_escape.c \
 	tools/fmt_text.c \
 	tools/fmt_json.c \
@@ -53,7 +54,10 @@ XLAT_IN = \
 	tools/xlat/mmap_flags.in \
 	tools/xlat/fcntl_cmds.in \
 	tools/xlat/ioctl_reqs.in \
-	tools/xlat/sig_how.in
+	tools/xlat/sig_how.in \
+	tools/xlat/poll_events.in \
+	tools/xlat/epoll_events.in \
+	tools/xlat/epoll_ops.in
 tools/xlat_tables.c: $(XLAT_IN) tools/xlat/gen-xlat.sh
 	$(AM_V_GEN)$(MKDIR_P) tools && \
 	$(SHELL) $(srcdir)/tools/xlat/gen-xlat.sh $(srcdir) $(XLAT_IN) >$@.tmp && mv $@.tmp $@

@@ -141,6 +141,11 @@ void pt_fmt_sockaddr(GString *s, const unsigned char *p, size_t n);
 /* Whether a fixed type is shown as a JSON number (else a string). */
 int pt_fixed_is_number(int type);
 
+/* ---- fmt_poll.c ---- */
+/* A POLLFDS, EPOLLEVS, TIMESPEC or TIMEVAL field as text or a JSON value;
+ * FALSE (nothing appended) for other types. */
+gboolean pt_fmt_poll_field(GString *s, const struct pt_field *f, int json);
+
 /* ---- fmt_escape.c ---- */
 /* C-like escaped string in quotes, at most max bytes then "..." (max 0: no limit). */
 void pt_esc_c(GString *s, const unsigned char *p, size_t n, size_t max, int more);
@@ -205,6 +210,9 @@ void pt_json_args(GString *s, const struct pt_out *o, const struct pt_event *e);
 typedef int (*pt_user_open_fn)(void *ctx, const char *name, trace_event_id_t *id);
 /* How many -e items selected system calls only (syscall:NAME events). */
 extern unsigned pt_filter_syscall_items;
+/* Takes out of s the system calls that flood a trace (futex): the classes
+ * and posixtrace-run's default set leave them out; a name selects them. */
+void pt_filter_drop_floods(trace_event_set_t *s);
 gboolean pt_filter_parse(const char *spec, const trace_event_set_t *base, trace_id_t trid,
                          pt_user_open_fn user_open, void *ctx, trace_event_set_t *keep,
                          GError **err);

@@ -17,7 +17,8 @@
 #include <unistd.h>
 
 /* The trace's own bookkeeping events, not printed unless -e asks (and
- * process_end, which the "+++ killed by" line tells). */
+ * process_end, which the "+++ killed by" line tells); the system calls that
+ * flood a trace (futex), neither recorded nor printed unless -e names them. */
 static void default_keep(trace_event_set_t *keep)
 {
     static const trace_event_id_t quiet[] = { POSIX_TRACE_START, POSIX_TRACE_STOP,
@@ -27,6 +28,7 @@ static void default_keep(trace_event_set_t *keep)
     posix_trace_eventset_fill(keep, POSIX_TRACE_ALL_EVENTS);
     for (size_t i = 0; i < G_N_ELEMENTS(quiet); i++)
         posix_trace_eventset_del(quiet[i], keep);
+    pt_filter_drop_floods(keep);
 }
 
 static int user_open(void *ctx, const char *name, trace_event_id_t *id)
@@ -42,16 +44,17 @@ static gboolean set_filter(const struct run_opts *o, trace_id_t trid, struct pt_
     trace_event_set_t out, base;
     k->have_keep = 1;
     default_keep(&base);
-    if (o->spec->len == 0) {
-        k->keep = base;
+    k->keep = base;
+    if (o->spec->len == 0 && !o->syscalls)
         return TRUE;
-    }
-    if (!pt_filter_parse(o->spec->str, &base, trid, user_open, &trid, &k->keep, &err)) {
+    /* without -e, what --syscalls does not record is the flooding calls */
+    if (o->spec->len != 0 &&
+        !pt_filter_parse(o->spec->str, &base, trid, user_open, &trid, &k->keep, &err)) {
         pt_warn("%s", err->message);
         g_error_free(err);
         return FALSE;
     }
-    if (pt_filter_syscall_items != 0 && !o->syscalls && !o->quiet)
+    if (o->spec->len != 0 && pt_filter_syscall_items != 0 && !o->syscalls && !o->quiet)
         pt_warn("-e %s: selects system calls, which are recorded with --syscalls only",
                 o->spec->str);
     posix_trace_eventset_fill(&out, POSIX_TRACE_ALL_EVENTS);

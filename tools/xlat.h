@@ -36,6 +36,9 @@ extern const struct pt_xlat pt_xlat_mmap_flags[];
 extern const struct pt_xlat pt_xlat_fcntl_cmds[];
 extern const struct pt_xlat pt_xlat_ioctl_reqs[];
 extern const struct pt_xlat pt_xlat_sig_how[];
+extern const struct pt_xlat pt_xlat_poll_events[];
+extern const struct pt_xlat pt_xlat_epoll_events[];
+extern const struct pt_xlat pt_xlat_epoll_ops[];
 
 /* The name of value v in table t (the first entry with that value), or NULL. */
 const char *pt_xlat_name(const struct pt_xlat *t, uint64_t v);

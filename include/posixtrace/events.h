@@ -106,6 +106,7 @@ enum posixtrace_ftype {
     POSIXTRACE_F_IOCTLREQ,  /* ioctl request: TCGETS, FIONREAD... (others in hex) */
     POSIXTRACE_F_SIGHOW,    /* int64 sigprocmask how: SIG_BLOCK... */
     POSIXTRACE_F_DOUBLE,    /* the bits of an IEEE 754 double (probes' double and float) */
+    POSIXTRACE_F_EPOLLOP,   /* int64 epoll_ctl op: EPOLL_CTL_ADD... */
     POSIXTRACE_F_VARIABLE = 64,
     POSIXTRACE_F_STR = 64,  /* a string (path, name) */
     POSIXTRACE_F_BUF,       /* the first bytes of a data buffer */
@@ -113,6 +114,10 @@ enum posixtrace_ftype {
     POSIXTRACE_F_SOCKADDR,  /* a struct sockaddr as the program passed it */
     POSIXTRACE_F_ADDRS,     /* uint64 addresses back to back (stacks) */
     POSIXTRACE_F_BYTES,     /* opaque bytes, shown in hex (build ids) */
+    POSIXTRACE_F_POLLFDS,   /* struct pollfd[] back to back (poll, ppoll) */
+    POSIXTRACE_F_EPOLLEVS,  /* struct epoll_event[] back to back (epoll_ctl, epoll_wait) */
+    POSIXTRACE_F_TIMESPEC,  /* a struct timespec (empty: NULL) */
+    POSIXTRACE_F_TIMEVAL,   /* a struct timeval (empty: NULL) */
 };
 /* Decoders show an unknown fixed type (< 64) as F_INT and an unknown
  * variable type (>= 64) as F_BYTES: new types never break old decoders. */
@@ -175,8 +180,10 @@ int posixtrace_shim_set_stack(unsigned depth);
 /* Defined by libposixtrace-preload.so (dlsym(RTLD_DEFAULT, ...) likewise):
  * the system-call mode, as POSIXTRACE_SYSCALLS=1 turns it on at start
  * (doc/events.md, "System calls"): on != 0 records every system call of the
- * calling thread and of the threads and fork children created from now on
- * as a "syscall:<name>" event; 0 stops it in the calling thread and for
+ * calling thread, of the process's other threads (each asked by a signal to
+ * arm itself; preload/README.md, "Threads older than the mode") and of the
+ * threads and fork children created from now on as a "syscall:<name>"
+ * event; 0 stops it in the calling thread and for
  * threads created from now on. 0, or ENOSYS where the kernel has no
  * Syscall User Dispatch (Linux >= 5.11, x86-64) or refuses it. */
 int posixtrace_shim_set_syscalls(int on);

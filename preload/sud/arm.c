@@ -30,6 +30,9 @@
 __thread volatile unsigned char shim_sud_sel __attribute__((tls_model("initial-exec")));
 __thread unsigned char shim_sud_armed __attribute__((tls_model("initial-exec")));
 __thread uintptr_t shim_sud_resume __attribute__((tls_model("initial-exec")));
+/* The thread that armed itself with this thread data (its kernel id): a
+ * thread that shares it (a raw clone without CLONE_SETTLS) is not armed. */
+static __thread pid_t owner __attribute__((tls_model("initial-exec")));
 
 int shim_sud_on;
 struct shim_ksigaction shim_sud_prog_action;
@@ -64,8 +67,13 @@ static bool arm(unsigned char sel)
 #if defined(__x86_64__)
     if (!shim_sud_on)
         return false;
+    pid_t me = (pid_t)syscall(SYS_gettid), o = 0;
+    if (!__atomic_compare_exchange_n(&owner, &o, me, false, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE) &&
+        o != me) {
+        errno = EBUSY;
+        return false;
+    }
     shim_sud_sel = SHIM_SUD_ALLOW;
-    unblock_sigsys();
     uintptr_t lo = (uintptr_t)shim_sud_region_start;
     if (prctl(PR_SET_SYSCALL_USER_DISPATCH, PR_SYS_DISPATCH_ON, lo,
               (uintptr_t)shim_sud_region_end - lo, &shim_sud_sel) != 0) {
@@ -73,6 +81,9 @@ static bool arm(unsigned char sel)
         return false;
     }
     shim_sud_armed = 1;
+    /* after: a request of early.c pending on a thread that blocked SIGSYS
+     * comes now, and finds it armed */
+    unblock_sigsys();
     shim_sud_sel = sel;
     return true;
 #else
@@ -88,6 +99,7 @@ bool shim_sud_arm_thread(void)
 
 void shim_sud_child(void)
 {
+    owner = 0; /* the parent's thread data, copied: this process's now */
     if (shim_sud_on)
         (void)arm(shim_sud_sel);
 }
@@ -117,6 +129,7 @@ static bool turn_on(void)
                         : "prctl(PR_SET_SYSCALL_USER_DISPATCH)", e);
         return false;
     }
+    shim_sud_arm_early();
     return true;
 #else
     say("Syscall User Dispatch is supported on x86-64 only", ENOSYS);
@@ -124,8 +137,19 @@ static bool turn_on(void)
 #endif
 }
 
+/* The trace API's gates (gate.S): their definitions found now, so that
+ * none is looked up later (in a signal handler, say). */
+static void resolve_gates(void)
+{
+#if defined(__x86_64__)
+    for (const struct shim_sud_gate *g = shim_sud_gates; g < shim_sud_gates_end; g++)
+        (void)shim_get(g->real, g->name);
+#endif
+}
+
 void shim_sud_init(void)
 {
+    resolve_gates();
     const char *v = getenv("POSIXTRACE_SYSCALLS");
     if (v == NULL || strcmp(v, "1") != 0)
         return;

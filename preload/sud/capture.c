@@ -7,7 +7,9 @@
 #include "../shim.h"
 #include "sud.h"
 
+#include <poll.h>
 #include <string.h>
+#include <sys/epoll.h>
 
 /* A fixed argument as its display type reads it: int arguments arrive in
  * 64-bit registers whose upper half the kernel ignores. */
@@ -16,7 +18,7 @@ static uint64_t fixed_value(int type, long v)
     switch (type) {
     case POSIXTRACE_F_FD: case POSIXTRACE_F_PID: case POSIXTRACE_F_SIGNAL:
     case POSIXTRACE_F_WHENCE: case POSIXTRACE_F_SOCKFAM: case POSIXTRACE_F_FCNTLCMD:
-    case POSIXTRACE_F_SIGHOW:
+    case POSIXTRACE_F_SIGHOW: case POSIXTRACE_F_EPOLLOP:
         return (uint64_t)(int64_t)(int32_t)v;
     case POSIXTRACE_F_OFLAGS: case POSIXTRACE_F_MODE: case POSIXTRACE_F_ATFLAGS:
     case POSIXTRACE_F_SOCKTYPE: case POSIXTRACE_F_MSGFLAGS: case POSIXTRACE_F_IOCTLREQ:
@@ -36,6 +38,50 @@ static ssize_t buf_len(const struct posixtrace_event_desc *d, unsigned i, const 
         (unsigned long)a[i + 1] < (unsigned long)ret)
         return (ssize_t)a[i + 1];
     return (ssize_t)ret;
+}
+
+/* n bytes at p over probed pages (the call may not have read them), at
+ * most what the payload has room for; NULL: an empty field. */
+static void probed(struct shim_call *c, const void *p, size_t n)
+{
+    struct shim_pages pg = SHIM_PAGES_INIT;
+    uint32_t room = shim_room(c);
+    if (n > room)
+        n = room;
+    if (p == NULL)
+        shim_var(c, NULL, 0, 0);
+    else if (shim_readable(&pg, p, n))
+        shim_var(c, p, n, n);
+    else
+        shim_nodata(c);
+}
+
+/* poll's array, nfds the next argument: after a successful call as the
+ * kernel left it (revents filled), else probed, revents 0. */
+static void pollfds(struct shim_call *c, const void *p, unsigned long nfds, long ret, bool before)
+{
+    uint32_t at = c->n + 4;
+    size_t n = nfds < SHIM_PAYLOAD_MAX ? nfds * sizeof(struct pollfd) : SHIM_PAYLOAD_MAX;
+    if (before || ret < 0) {
+        probed(c, p, n);
+        for (uint32_t i = at; i + sizeof(struct pollfd) <= c->n; i += sizeof(struct pollfd))
+            memset(c->p.buf + i + offsetof(struct pollfd, revents), 0, sizeof(short));
+    } else {
+        shim_var(c, p, n, n);
+    }
+}
+
+/* epoll_wait's array (as many as its result), or epoll_ctl's one event
+ * (the last argument; probed: EPOLL_CTL_DEL does not read it). */
+static void epollevs(struct shim_call *c, const struct posixtrace_event_desc *d, unsigned i,
+                     const void *p, long ret, bool before)
+{
+    if (i + 1 == d->nfields)
+        probed(c, p, sizeof(struct epoll_event));
+    else if (before || ret <= 0)
+        shim_var(c, NULL, 0, 0);
+    else
+        shim_var(c, p, (size_t)ret * sizeof(struct epoll_event), SHIM_PAYLOAD_MAX);
 }
 
 static void var_field(struct shim_call *c, const struct posixtrace_event_desc *d, unsigned i,
@@ -62,6 +108,15 @@ static void var_field(struct shim_call *c, const struct posixtrace_event_desc *d
             shim_nodata(c);
         else
             shim_buf(c, p, buf_len(d, i, a, ret));
+        break;
+    case POSIXTRACE_F_POLLFDS:
+        pollfds(c, p, (unsigned long)a[i + 1], ret, before);
+        break;
+    case POSIXTRACE_F_EPOLLEVS:
+        epollevs(c, d, i, p, ret, before);
+        break;
+    case POSIXTRACE_F_TIMESPEC: case POSIXTRACE_F_TIMEVAL:
+        probed(c, p, 16);
         break;
     default:
         shim_nodata(c);

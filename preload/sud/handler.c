@@ -8,12 +8,11 @@
  * Calls that cannot be made from the handler's frame:
  *  - rt_sigreturn: recorded, then made from the region with the program's
  *    own stack pointer (the handler returns to shim_sud_restorer);
- *  - vfork, clone with CLONE_VM: the child must not start in the handler's
- *    frame (it would return through it, or run it on a new stack): they are
- *    made through the region's stubs in the program's frame and recorded at
- *    entry only (POSIXTRACE_CALL_ENTRY); clone3 with CLONE_VM fails with
- *    ENOSYS (glibc then uses clone), since its stack is in memory the
- *    handler would have to rewrite;
+ *  - vfork, clone and clone3 with CLONE_VM: the child must not start in
+ *    the handler's frame (it would return through it, or run it on a new
+ *    stack): they are made through the region's stubs in the program's
+ *    frame and recorded at entry only (POSIXTRACE_CALL_ENTRY); clone3's
+ *    arguments are copied (clone3.c: its stack is in them);
  *  - fork-like calls (fork, clone and clone3 without CLONE_VM) are made
  *    here: the child has its own copy of the frame; it is armed again
  *    (dispatch is not inherited) and both record the result.
@@ -123,11 +122,16 @@ static void record(struct shim_call *c, const struct posixtrace_event_desc *d, c
     if (!(flags & (POSIXTRACE_CALL_NORETURN | POSIXTRACE_CALL_ENTRY)))
         set_result(c, r);
     shim_sud_capture(c, d, a, r, (flags & (POSIXTRACE_CALL_NORETURN | POSIXTRACE_CALL_ENTRY)) != 0);
-    (void)shim_record(c);
+    /* -k: the stack from the caller's frame (the handler's, the signal
+     * frame and the call's function are left out) */
+    if (shim_record(c) && __builtin_expect(shim_cfg.stack_depth != 0, 0))
+        shim_record_stack(c->ra, c->p.hdr.tid);
 }
 
-/* The call's descriptor if it is to be recorded (and c begun). */
-static const struct posixtrace_event_desc *begin(struct shim_call *c, long nr, const void *ra)
+/* The call's descriptor if it is to be recorded (and c begun, its program
+ * address the caller's: caller.c); at: si_call_addr, g: the registers. */
+static const struct posixtrace_event_desc *begin(struct shim_call *c, long nr, const void *at,
+                                                 const greg_t *g)
 {
     if ((unsigned long)nr > POSIXTRACE_SYSCALL_LAST - POSIXTRACE_SYSCALL_FIRST)
         return NULL;
@@ -135,7 +139,16 @@ static const struct posixtrace_event_desc *begin(struct shim_call *c, long nr, c
     if (!posixtrace_wanted(id))
         return NULL;
     const struct posixtrace_event_desc *d = posixtrace_event_desc(id);
-    return d != NULL && shim_begin(c, id, ra) ? d : NULL;
+    if (d == NULL)
+        return NULL;
+    /* rt_sigreturn's function is the signal trampoline: no caller; a
+     * function the trace system called (main, through its main wrapper) is
+     * the program's own: its address is the call's */
+    const void *ra = nr == SYS_rt_sigreturn
+                         ? at : shim_sud_caller(at, (uintptr_t)g[REG_RSP], (uintptr_t)g[REG_RBP]);
+    if (shim_internal_caller(ra))
+        ra = at;
+    return shim_begin(c, id, ra) ? d : NULL;
 }
 
 static bool noreturn_call(long nr)
@@ -178,17 +191,25 @@ static SHIM_NOINLINE bool in_program_frame(long nr, const long *a, greg_t *g, co
     struct shim_call c;
     const struct posixtrace_event_desc *d;
     if (nr == SYS_rt_sigreturn) {
-        if ((d = begin(&c, nr, ra)) != NULL)
+        if ((d = begin(&c, nr, ra, g)) != NULL)
             record(&c, d, a, 0, POSIXTRACE_CALL_NORETURN);
         g[REG_RIP] = (greg_t)(uintptr_t)shim_sud_restorer;
         return true;
     }
     bool vm = nr == SYS_vfork || (nr == SYS_clone && (a[0] & CLONE_VM));
-    if (!vm)
+#ifdef SYS_clone3
+    bool vm3 = nr == SYS_clone3 && !forks(nr, a);
+#else
+    bool vm3 = false;
+#endif
+    if (!vm && !vm3)
         return false;
-    if ((d = begin(&c, nr, ra)) != NULL)
+    if ((d = begin(&c, nr, ra, g)) != NULL)
         record(&c, d, a, 0, POSIXTRACE_CALL_ENTRY);
-    if (nr == SYS_clone && a[1] != 0) {
+    if (vm3) {
+        if (!shim_sud_clone3_vm(a, g))
+            g[REG_RAX] = -ENOSYS; /* arguments the copy cannot hold: glibc then uses clone */
+    } else if (nr == SYS_clone && a[1] != 0) {
         uintptr_t *top = (uintptr_t *)(uintptr_t)a[1] - 1;
         *top = (uintptr_t)g[REG_RIP];
         g[REG_RSI] = (greg_t)(uintptr_t)top;
@@ -212,10 +233,6 @@ static long make(long nr, const long *a)
         return shim_sud_sigaction(a[0], (const void *)a[1], (void *)a[2], a[3]);
     if (nr == SYS_prctl && a[0] == 59 /* PR_SET_SYSCALL_USER_DISPATCH */)
         return refuse_dispatch();
-#ifdef SYS_clone3
-    if (nr == SYS_clone3 && !forks(nr, a))
-        return -ENOSYS;
-#endif
     unmask_sigsys(nr, use, &set);
     shim_sud_sel = SHIM_SUD_BLOCK;
     long r = shim_sud_raw(nr, use[0], use[1], use[2], use[3], use[4], use[5]);
@@ -239,10 +256,10 @@ static SHIM_NOINLINE void in_handler(long nr, const long *a, ucontext_t *uc, con
 {
     greg_t *g = uc->uc_mcontext.gregs;
     struct shim_call c;
-    const struct posixtrace_event_desc *d = begin(&c, nr, ra);
+    const struct posixtrace_event_desc *d = begin(&c, nr, ra, g);
     if (d != NULL && noreturn_call(nr)) {
         record(&c, d, a, 0, POSIXTRACE_CALL_NORETURN);
-        d = begin(&c, nr, ra);
+        d = begin(&c, nr, ra, g);
     }
     long r = make(nr, a);
     g[REG_RAX] = r;
@@ -261,7 +278,10 @@ void shim_sud_handler(int sig, void *siv, void *ucv)
 {
     siginfo_t *si = siv;
     if (si->si_code != SYS_USER_DISPATCH) {
-        chain(sig, si, ucv);
+        if (shim_sud_arm_request(si))
+            shim_sud_arm_requested(); /* early.c: a thread older than the mode */
+        else
+            chain(sig, si, ucv);
         return;
     }
     shim_sud_sel = SHIM_SUD_ALLOW;

@@ -82,6 +82,36 @@ shim_sud_stack_stub:
 1:	SUD_RESUME
 	.size shim_sud_stack_stub, .-shim_sud_stack_stub
 
+/* clone3 with CLONE_VM and a new stack (clone3.c): rdi is the thread's
+ * copy of the clone_args, whose stack ends 16 bytes lower, where the
+ * program's rdi and return address are. The child pops both; the parent
+ * takes them from its thread data. */
+	.globl shim_sud_clone3_stack_stub
+	.hidden shim_sud_clone3_stack_stub
+	.type shim_sud_clone3_stack_stub,@function
+shim_sud_clone3_stack_stub:
+	syscall
+	testq %rax, %rax
+	jnz 1f
+	popq %rdi
+	ret
+1:	movq shim_sud_cl3_rdi@gottpoff(%rip), %rcx
+	movq %fs:(%rcx), %rdi
+	SUD_RESUME
+	.size shim_sud_clone3_stack_stub, .-shim_sud_clone3_stack_stub
+
+/* clone3 with CLONE_VM and no new stack: both go on through the thread
+ * data (the child shares it, as a vfork child). */
+	.globl shim_sud_clone3_vm_stub
+	.hidden shim_sud_clone3_vm_stub
+	.type shim_sud_clone3_vm_stub,@function
+shim_sud_clone3_vm_stub:
+	syscall
+	movq shim_sud_cl3_rdi@gottpoff(%rip), %rcx
+	movq %fs:(%rcx), %rdi
+	SUD_RESUME
+	.size shim_sud_clone3_vm_stub, .-shim_sud_clone3_vm_stub
+
 	.globl shim_sud_region_end
 	.hidden shim_sud_region_end
 shim_sud_region_end:

@@ -11,8 +11,10 @@
 #ifndef POSIXTRACE_SHIM_SUD_H
 #define POSIXTRACE_SHIM_SUD_H
 
+#include <signal.h>
 #include <stdbool.h>
 #include <stdint.h>
+#include <ucontext.h>
 
 #define SHIM_SUD_ALLOW 0 /* SYSCALL_DISPATCH_FILTER_ALLOW */
 #define SHIM_SUD_BLOCK 1 /* SYSCALL_DISPATCH_FILTER_BLOCK */
@@ -23,10 +25,11 @@ extern __thread unsigned char shim_sud_armed __attribute__((tls_model("initial-e
 extern __thread uintptr_t shim_sud_resume __attribute__((tls_model("initial-exec")));
 
 /* Entering the trace system (a wrapper's recorded call): ALLOW; returns
- * the selector as it was, for shim_sud_restore. */
+ * the selector as it was, for shim_sud_restore (BLOCK in a thread not armed:
+ * one armed meanwhile, by early.c's signal, goes on traced). */
 static inline unsigned char shim_sud_enter(void)
 {
-    unsigned char was = shim_sud_sel;
+    unsigned char was = shim_sud_armed ? shim_sud_sel : SHIM_SUD_BLOCK;
     if (__builtin_expect(shim_sud_armed, 0))
         shim_sud_sel = SHIM_SUD_ALLOW;
     return was;
@@ -59,6 +62,11 @@ struct shim_ksigaction {
 };
 extern struct shim_ksigaction shim_sud_prog_action;
 
+/* ---- early.c: threads started before the mode was on ---- */
+void shim_sud_arm_early(void);              /* asks every other thread to arm itself */
+bool shim_sud_arm_request(const siginfo_t *si); /* a SIGSYS that is such a request */
+void shim_sud_arm_requested(void);          /* in the thread asked */
+
 /* ---- sigwrap.c: the program's signal handlers run with BLOCK ---- */
 long shim_sud_sigaction(long sig, const struct shim_ksigaction *act, struct shim_ksigaction *oact,
                         long size);
@@ -70,6 +78,28 @@ extern const char shim_sud_region_start[], shim_sud_region_end[];
 void shim_sud_restorer(void);
 void shim_sud_vm_stub(void);
 void shim_sud_stack_stub(void);
+void shim_sud_clone3_vm_stub(void);
+void shim_sud_clone3_stack_stub(void);
+
+/* ---- gate.S: the trace API's entry points, run with the selector ALLOW ---- */
+struct shim_sud_gate {
+    void **real;      /* the library's definition, once found */
+    const char *name;
+};
+extern const struct shim_sud_gate shim_sud_gates[], shim_sud_gates_end[];
+
+/* ---- caller.c ---- */
+/* The return address into the caller of the function that made the call
+ * trapped at call_addr (si_call_addr) with stack pointer sp and frame
+ * pointer fp, or call_addr if it cannot be found. */
+const void *shim_sud_caller(const void *call_addr, uintptr_t sp, uintptr_t fp);
+
+/* ---- clone3.c ---- */
+extern __thread uintptr_t shim_sud_cl3_rdi __attribute__((tls_model("initial-exec")));
+/* clone3 with CLONE_VM (a[0] its clone_args, a[1] their size): the
+ * registers g set for the region's stub; false if the arguments cannot be
+ * copied (unreadable, larger than the copy): the call is then refused. */
+bool shim_sud_clone3_vm(const long *a, greg_t *g);
 
 /* ---- handler.c ---- */
 void shim_sud_handler(int sig, void *si, void *uc);

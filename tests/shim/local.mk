@@ -54,3 +54,9 @@ EXTRA_DIST += \
 check_PROGRAMS += tests/shim/t130_syscalls
 tests_shim_t130_syscalls_LDADD = -lpthread -ldl
 EXTRA_DIST += tests/shim/test_syscalls.py
+
+# A program that uses the trace API itself, under --syscalls: the library's
+# system calls for it are not recorded (test_syscalls.py).
+check_PROGRAMS += tests/shim/t131_sudapi
+tests_shim_t131_sudapi_LDADD = $(TEST_LDADD)
+tests_shim_t131_sudapi_LDFLAGS = $(TEST_LDFLAGS)

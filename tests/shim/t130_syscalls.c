@@ -28,6 +28,17 @@
  *   getppid N   N getppid system calls
  *   selfon      posixtrace_shim_set_syscalls(1) (found with dlsym), 3
  *               getppid, posixtrace_shim_set_syscalls(0), 2 getppid
+ *   futex N     2 pthreads, each making N FUTEX_WAKE_PRIVATE on its own word
+ *               (result 0: nobody waits)
+ *   poll        a pipe holding one byte: poll of its two ends (POLLIN and
+ *               POLLOUT ready), then, the byte read and the write end
+ *               closed, poll of the read end (POLLHUP); epoll_ctl ADD of
+ *               the read end of a second pipe (EPOLLIN, data 7) and
+ *               epoll_wait once a byte is there; select of that end with
+ *               a zero timeout
+ *   spawn       posix_spawn of this program ("getppid 3"), then system() of
+ *               it ("getppid 2": libc's own spawn, clone3 with CLONE_VM |
+ *               CLONE_VFORK); prints both exit statuses
  *   noprctl PROG ARGS...  execs PROG under a seccomp filter that fails
  *               prctl(PR_SET_SYSCALL_USER_DISPATCH, ...) with EINVAL, as a
  *               kernel without Syscall User Dispatch does
@@ -38,15 +49,20 @@
 #endif
 #include <errno.h>
 #include <linux/filter.h>
+#include <linux/futex.h>
+#include <poll.h>
 #include <linux/seccomp.h>
 #include <pthread.h>
 #include <sched.h>
+#include <spawn.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/epoll.h>
 #include <sys/prctl.h>
+#include <sys/select.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
 #include <sys/wait.h>
@@ -330,6 +346,72 @@ static int vforkexec(const char *self)
     return r;
 }
 
+static void *waker(void *p)
+{
+    unsigned *w = p;
+    for (int i = 0; i < (int)w[1]; i++)
+        syscall(SYS_futex, w, FUTEX_WAKE_PRIVATE, 1, NULL, NULL, 0);
+    return NULL;
+}
+
+static int futexes(int n)
+{
+    static unsigned w[2][2];
+    pthread_t t[2];
+    for (int i = 0; i < 2; i++) {
+        w[i][1] = (unsigned)n;
+        if (pthread_create(&t[i], NULL, waker, w[i]) != 0)
+            return 1;
+    }
+    for (int i = 0; i < 2; i++)
+        pthread_join(t[i], NULL);
+    printf("futex 2x%d %p %p\n", n, (void *)w[0], (void *)w[1]);
+    return 0;
+}
+
+static int polls(void)
+{
+    int p[2], q[2];
+    char c;
+    if (pipe(p) != 0 || pipe(q) != 0 || write(p[1], "x", 1) != 1)
+        return 1;
+    struct pollfd two[2] = { { p[0], POLLIN, 0 }, { p[1], POLLOUT, 0 } };
+    int r1 = poll(two, 2, 1000);
+    if (read(p[0], &c, 1) != 1)
+        return 1;
+    close(p[1]);
+    struct pollfd one = { p[0], POLLIN, 0 };
+    int r2 = poll(&one, 1, 1000);
+    int ep = epoll_create1(EPOLL_CLOEXEC);
+    struct epoll_event ev = { .events = EPOLLIN, .data.u64 = 7 }, got[4];
+    if (epoll_ctl(ep, EPOLL_CTL_ADD, q[0], &ev) != 0 || write(q[1], "y", 1) != 1)
+        return 1;
+    int r3 = epoll_wait(ep, got, 4, 1000);
+    fd_set rd;
+    FD_ZERO(&rd);
+    FD_SET(q[0], &rd);
+    struct timeval tv = { 0, 0 };
+    int r4 = select(q[0] + 1, &rd, NULL, NULL, &tv);
+    printf("poll %d %d %d %d fds %d %d %d %d %d\n", r1, r2, r3, r4, p[0], p[1], q[0], q[1], ep);
+    return 0;
+}
+
+static int spawns(const char *self)
+{
+    char *args[] = { (char *)self, "getppid", "3", NULL };
+    extern char **environ;
+    pid_t pid;
+    int st1 = -1, st2;
+    if (posix_spawn(&pid, self, NULL, NULL, args, environ) != 0 || waitpid(pid, &st1, 0) != pid)
+        return 1;
+    char cmd[4096];
+    snprintf(cmd, sizeof cmd, "exec '%s' getppid 2", self);
+    fflush(stdout);
+    st2 = system(cmd);
+    printf("spawn exit %d %d\n", WEXITSTATUS(st1), WEXITSTATUS(st2));
+    return 0;
+}
+
 static int getppids(int n)
 {
     for (int i = 0; i < n; i++)
@@ -408,6 +490,12 @@ int main(int argc, char **argv)
         return selfon();
     if (strcmp(m, "noprctl") == 0 && argc > 2)
         return noprctl(argv + 2);
+    if (strcmp(m, "futex") == 0)
+        return futexes(argc > 2 ? atoi(argv[2]) : 10);
+    if (strcmp(m, "spawn") == 0)
+        return spawns(argv[0]);
+    if (strcmp(m, "poll") == 0)
+        return polls();
     if (strcmp(m, "getppid") == 0)
         return getppids(argc > 2 ? atoi(argv[2]) : 1);
     fprintf(stderr, "usage: t130_syscalls MODE\n");

@@ -9,6 +9,7 @@ must be the same. The events are read back from the log as JSON
 name and result (apart from the calls made before the shim is loaded and
 those listed in doc/events.md).
 """
+import json
 import os
 import re
 import shutil
@@ -19,7 +20,7 @@ import pytest
 from harness import program
 from shimcommon import sanitized, shim_path
 from shimrun import run_env, trace_log
-from toolscommon import sh, tool
+from toolscommon import sh, tdump, tool
 
 pytestmark = [
     pytest.mark.skipif(not os.path.exists(shim_path()), reason="the shim is not built"),
@@ -352,3 +353,245 @@ def test_same_as_strace(tmp_path):
         if ret is not None and name in ("statx", "newfstatat", "getdents64", "lgetxattr",
                                         "getxattr", "ioctl", "fstat"):
             assert ret in mine or -1 in mine, (name, ret, mine)
+
+
+def test_futex_not_by_default(tmp_path):
+    """futex floods a trace (every contended lock): posixtrace-run's default
+    set, -e all and -e syscall leave it out; -e futex and -e syscall:futex
+    select it: the 2 threads' 5 FUTEX_WAKE_PRIVATE (129) each, on their own
+    word, result 0."""
+    prog = program("t130_syscalls")
+    for sel in ([], ["-e", "all"], ["-e", "syscall"], ["-e", "thread"]):
+        js, out = traced(tmp_path, *sel, prog, "futex", "5")
+        assert out.startswith("futex 2x5 "), out
+        assert sc(js, "futex") == [], sel
+        assert any(e["event"].startswith("syscall:") for e in js) or sel == ["-e", "thread"]
+    for sel in ("futex", "syscall:futex", "syscall,futex"):
+        js, out = traced(tmp_path, "-e", sel, prog, "futex", "5")
+        words = out.split()[2:4]
+        for w in words:
+            mine = [e for e in sc(js, "futex") if e["args"]["uaddr"] == w]
+            assert len(mine) == 5 and len({e["tid"] for e in mine}) == 1, (sel, w, mine)
+            assert all(e["args"]["op"] == 129 and e["ret"] == 0 for e in mine)
+
+
+def _strace_env():
+    """The environment for a sanitized program under strace (LeakSanitizer
+    refuses to run under ptrace)."""
+    return dict(os.environ, ASAN_OPTIONS="detect_leaks=0") if sanitized() else None
+
+
+def _strace_polls(tmp_path, *argv):
+    """strace -f's poll lines of argv: [(fds as [(fd, events)], result, revents by fd)]."""
+    st = subprocess.run(["strace", "-f", "-qq", "-e", "trace=poll", "-o", str(tmp_path / "st")]
+                        + list(argv), capture_output=True, timeout=60, env=_strace_env())
+    assert st.returncode == 0
+    res = []
+    for l in (tmp_path / "st").read_text().splitlines():
+        m = re.search(r"poll\(\[(.*?)\], \d+, -?\d+\) = (\d+)(?: \(\[(.*)\]\))?", l)
+        if m:
+            fds = [(int(a), b) for a, b in re.findall(r"fd=(\d+), events=([\w|]+)", m.group(1))]
+            rev = {int(a): b for a, b in re.findall(r"fd=(\d+), revents=([\w|]+)", m.group(3) or "")}
+            res.append((fds, int(m.group(2)), rev))
+    return res
+
+
+def test_poll_decoded(tmp_path):
+    """poll of a pipe's ends: the pollfd array with each fd, its events and
+    (on return) its revents by name (tables generated from <poll.h>), as
+    strace -f shows them; epoll_ctl's op and event, epoll_wait's ready
+    events (as many as its result), select's nfds and timeout."""
+    js, out = traced(tmp_path, "-e", "poll,epoll_ctl,epoll_wait,pselect6,select",
+                     program("t130_syscalls"), "poll")
+    m = re.match(r"poll 2 1 1 1 fds (\d+) (\d+) (\d+) (\d+) (\d+)\n", out)
+    assert m, out
+    r, w, qr, qw, ep = (int(x) for x in m.groups())
+    polls = sc(js, "poll")
+    assert [e["args"]["fds"] for e in polls] == [
+        [{"fd": r, "events": "POLLIN", "revents": "POLLIN"},
+         {"fd": w, "events": "POLLOUT", "revents": "POLLOUT"}],
+        [{"fd": r, "events": "POLLIN", "revents": "POLLHUP"}]], polls
+    assert [(e["args"]["nfds"], e["args"]["timeout"], e["ret"]) for e in polls] == [(2, 1000, 2),
+                                                                                   (1, 1000, 1)]
+    ctl = sc(js, "epoll_ctl")
+    assert len(ctl) == 1 and ctl[0]["args"] == {"epfd": ep, "op": "EPOLL_CTL_ADD", "fd": qr,
+                                                "event": [{"events": "EPOLLIN", "data": "0x7"}]}
+    wt = sc(js, "epoll_wait")
+    assert len(wt) == 1 and wt[0]["ret"] == 1
+    assert wt[0]["args"]["events"] == [{"events": "EPOLLIN", "data": "0x7"}]
+    sel = sc(js, "pselect6") + sc(js, "select")
+    assert len(sel) == 1 and sel[0]["args"]["nfds"] == qr + 1 and sel[0]["ret"] == 1
+    assert sel[0]["args"]["timeout"] in ({"tv_sec": 0, "tv_nsec": 0}, {"tv_sec": 0, "tv_usec": 0})
+    p = trun("--syscalls", "-e", "poll", program("t130_syscalls"), "poll")
+    assert ("syscall:poll([{fd=%d, events=POLLIN, revents=POLLIN}, {fd=%d, events=POLLOUT, "
+            "revents=POLLOUT}], 2, 1000) = 2" % (r, w)) in p.err, p.err
+    if shutil.which("strace") is None:
+        return
+    want = _strace_polls(tmp_path, program("t130_syscalls"), "poll")
+    got = [([(f["fd"], f["events"]) for f in e["args"]["fds"]], e["ret"],
+            {f["fd"]: f["revents"] for f in e["args"]["fds"] if "revents" in f}) for e in polls]
+    assert got == want, (got, want)
+
+
+def test_trace_api_calls_not_recorded(tmp_path):
+    """A program that uses the trace API itself (a stream with a log, a
+    recording thread, flush, shutdown, the log read back): the system calls
+    libposixtrace makes for it (memfd, mmap, the log's writes, futex, its
+    threads' creation) are not recorded; the program's own getppid markers
+    and its calls between them (none but the recording thread's) are."""
+    log = tmp_path / "own.log"
+    js, out = traced(tmp_path, "-e", "all,futex", program("t131_sudapi"), str(log))
+    assert out == "api 100\n"
+    pid = next(e["pid"] for e in sc(js, "getppid"))
+    marks = [i for i, e in enumerate(js) if e["event"] == "syscall:getppid" and e["tid"] == pid]
+    assert len(marks) == 3, marks
+    between = [e["event"] for e in js[marks[0] + 1:marks[2]]
+               if e["tid"] == pid and e["event"].startswith("syscall:")]
+    assert between == ["syscall:getppid"], between
+    lib = {"memfd_create", "fallocate", "ftruncate", "pwritev", "pwrite64", "pread64",
+           "membarrier"}
+    assert not [e for e in js if e["event"][8:] in lib], [e["event"] for e in js
+                                                          if e["event"][8:] in lib]
+
+
+def test_address_is_callers(tmp_path):
+    """A system call's program address is the return address into the code
+    that called the function holding the `syscall` instruction (as for the
+    shim's other events, and strace -k's second frame): t130's getppid calls,
+    made through libc's syscall(), resolve to t130's getppids, every time
+    (the first unwinds, later ones use the call site's learned offset); with
+    -k, the stack's frame 0 is that address and the next frames are main's
+    callers in libc; ls's writes to stderr resolve into libc's stdio."""
+    prog = program("t130_syscalls")
+    p = trun("--syscalls", "-a", "-k", "3", "-e", "getppid,stack", prog, "getppid", "4")
+    calls = [l for l in p.err.splitlines() if "syscall:getppid()" in l]
+    assert len(calls) == 4 and all(re.search(r" @getppids\b.* in t130_syscalls$", l)
+                                   for l in calls), p.err
+    stacks = [l for l in p.err.splitlines() if "posixtrace:stack(" in l]
+    assert len(stacks) == 4 and all(re.search(r"stack\(frames=\[getppids .*, __libc_start", l)
+                                    for l in stacks), stacks
+    log = tmp_path / "a.ptl"
+    trun("--syscalls", "-q", "-k", "2", "-e", "getppid,stack", "-o", str(log), prog, "getppid", "2")
+    js = [json.loads(l) for l in tdump("-f", "json", str(log)).out.splitlines()]
+    gp = [e for e in js if e["event"] == "syscall:getppid"]
+    st = [e for e in js if e["event"] == "posixtrace:stack"]
+    assert len(gp) == 2 and len(st) == 2 and [s["args"]["frames"][0] for s in st] == \
+        [e["addr"] for e in gp], (gp, st)
+    p = trun("--syscalls", "-a", "-e", "syscall:write", "ls", str(tmp_path / "nonexistent"), rc=2)
+    w = [l for l in p.err.splitlines() if "syscall:write(2, " in l]
+    assert w and all(re.search(r" @\S+ .*in libc\.so\.6$", l) for l in w), w
+    assert not [l for l in w if re.search(r" @(__GI_)?(__libc_)?write\b", l)], w
+
+
+EARLY_LIB = r"""
+#include <pthread.h>
+#include <signal.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+static int fds[2], ready[2];
+static pthread_t early;
+static void *run(void *p)
+{
+    char c;
+    (void)p;
+    (void)!write(ready[1], "r", 1);
+    if (read(fds[0], &c, 1) != 1) /* blocked here while the shim starts */
+        return NULL;
+    for (int i = 0; i < 3; i++)
+        syscall(SYS_getppid);
+    return NULL;
+}
+__attribute__((constructor)) static void start(void)
+{
+    sigset_t s, old;
+    sigemptyset(&s);
+#ifdef BLOCK_SIGSYS /* the thread is born with SIGSYS blocked */
+    sigaddset(&s, SIGSYS);
+#endif
+    pthread_sigmask(SIG_BLOCK, &s, &old);
+    char c;
+    if (pipe(fds) == 0 && pipe(ready) == 0 && pthread_create(&early, NULL, run, NULL) == 0)
+        (void)!read(ready[0], &c, 1); /* the thread runs before the shim's constructor */
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+long early_go(void)
+{
+    (void)!write(fds[1], "g", 1);
+    pthread_join(early, NULL);
+    return syscall(SYS_gettid);
+}
+"""
+EARLY_MAIN = r"""
+#include <stdio.h>
+long early_go(void);
+int main(void)
+{
+    printf("early main %ld\n", early_go());
+    return 0;
+}
+"""
+
+
+@pytest.mark.skipif(shutil.which("gcc") is None, reason="no gcc")
+def test_thread_before_shim(tmp_path):
+    """A library whose constructor starts a thread (glibc runs it before the
+    shim's: the thread exists, blocked in read, when the mode is turned on):
+    the shim asks it with a SIGSYS of its own to arm itself; its read goes
+    on (SA_RESTART) and its 3 getppid are recorded under its own thread id;
+    the output is the untraced one and nothing is said on stderr."""
+    (tmp_path / "early.c").write_text(EARLY_LIB)
+    (tmp_path / "main.c").write_text(EARLY_MAIN)
+    for cmd in (["gcc", "-shared", "-fPIC", "-o", "libearly.so", "early.c", "-lpthread"],
+                ["gcc", "-o", "main", "main.c", "-L.", "-learly", "-Wl,-rpath," + str(tmp_path)]):
+        subprocess.run(cmd, cwd=tmp_path, check=True, timeout=120)
+    rc, want = plain(str(tmp_path / "main"))
+    assert rc == 0 and want.startswith(b"early main ")
+    js, p = trace_log(tmp_path / "t.ptl", "--syscalls", str(tmp_path / "main"), run=trun)
+    assert p.out.startswith("early main ") and "posixtrace-preload" not in p.err, p.err
+    main_tid = int(p.out.split()[2])
+    gp = sc(js, "getppid")
+    assert len(gp) == 3 and len({e["tid"] for e in gp}) == 1 and gp[0]["tid"] != main_tid, gp
+    assert [e for e in sc(js, "read") + [e for e in js if e["event"] == "posixtrace:read"]
+            if e["tid"] == gp[0]["tid"] and e["ret"] == 1], "the early thread's read went on"
+    # the same thread blocking SIGSYS: not armed, and said so
+    subprocess.run(["gcc", "-DBLOCK_SIGSYS", "-shared", "-fPIC", "-o", "libearly.so", "early.c",
+                    "-lpthread"], cwd=tmp_path, check=True, timeout=120)
+    js, p = trace_log(tmp_path / "t2.ptl", "--syscalls", str(tmp_path / "main"), run=trun)
+    assert p.out.startswith("early main ")
+    assert ("posixtrace-preload: 1 thread started before the shim could not be armed (SIGSYS "
+            "blocked, or thread data shared): its system calls are not traced") in p.err, p.err
+    assert sc(js, "getppid") == []
+
+
+def test_posix_spawn_clone3(tmp_path):
+    """posix_spawn and system() (libc's own spawn): clone3 with CLONE_VM |
+    CLONE_VFORK on a stack of their own, made through the region's stub (the
+    child must not start in the handler's frame): recorded at entry, no
+    ENOSYS and no fallback to clone (as strace -f shows it: the same clone3
+    calls); each child's image is traced (its getppid under its own pid);
+    output as untraced. With posix_spawn's own event kept (the default), its
+    clone3 is the wrapper's and the child is traced the same."""
+    prog = program("t130_syscalls")
+    rc, want = plain(prog, "spawn")
+    js, out = traced(tmp_path, "-e", "syscall", prog, "spawn")
+    assert rc == 0 and out == want.decode()
+    me = next(e["pid"] for e in js if e["event"] == "syscall:clone3")
+    c3 = sc(js, "clone3", me)
+    assert len(c3) == 2 and not any(e["returned"] for e in c3), c3
+    assert sc(js, "clone", me) == []
+    kids = [e["ret"] for e in sc(js, "wait4", me) if e["ret"] > 0]
+    assert len(kids) == 2
+    assert len(sc(js, "getppid", kids[0])) == 3 and len(sc(js, "getppid", kids[1])) >= 2
+    js, out = traced(tmp_path, prog, "spawn")
+    assert out == want.decode()
+    sp = [e for e in js if e["event"] == "posixtrace:posix_spawn"]
+    assert len(sp) == 1 and len(sc(js, "getppid", sp[0]["args"]["child"])) == 3, sp
+    if shutil.which("strace") is None:
+        return
+    st = subprocess.run(["strace", "-f", "-qq", "-e", "trace=clone,clone3", "-o",
+                         str(tmp_path / "st"), prog, "spawn"], capture_output=True, timeout=60,
+                        env=_strace_env())
+    assert st.returncode == 0
+    lines = (tmp_path / "st").read_text().splitlines()
+    assert len([l for l in lines if "clone3(" in l]) == 2 and not [l for l in lines
+                                                                 if "clone(" in l], lines
