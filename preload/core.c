@@ -34,6 +34,11 @@ bool shim_internal_caller(const void *ra)
     return false;
 }
 
+bool shim_libtrace_caller(const void *ra)
+{
+    return (uintptr_t)ra - ranges[0].lo < ranges[0].size; /* ranges[0]: libposixtrace */
+}
+
 static __thread uint32_t tls_tid __attribute__((tls_model("initial-exec")));
 
 uint32_t shim_tid_fresh(void)

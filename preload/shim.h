@@ -75,6 +75,7 @@ struct shim_config {
 };
 extern struct shim_config shim_cfg;
 bool shim_internal_caller(const void *ra); /* libposixtrace, the unwinder, the shim */
+bool shim_libtrace_caller(const void *ra);  /* libposixtrace only */
 uint32_t shim_tid(void);                   /* cached kernel thread id */
 void shim_tid_reset(void);                 /* in a fork child */
 uint32_t shim_tid_fresh(void);             /* gettid(), not cached (vfork children) */

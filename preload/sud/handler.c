@@ -142,10 +142,15 @@ static const struct posixtrace_event_desc *begin(struct shim_call *c, long nr, c
     if (d == NULL)
         return NULL;
     /* rt_sigreturn's function is the signal trampoline: no caller; a
-     * function the trace system called (main, through its main wrapper) is
-     * the program's own: its address is the call's */
+     * call libposixtrace made through libc (posix_trace_event's futex wakes
+     * and gettid: the one entry point without a gate, gate.S) is the trace
+     * system's: not recorded; a function the trace system called (main,
+     * through its main wrapper) is the program's own: its address is the
+     * call's */
     const void *ra = nr == SYS_rt_sigreturn
                          ? at : shim_sud_caller(at, (uintptr_t)g[REG_RSP], (uintptr_t)g[REG_RBP]);
+    if (nr != SYS_rt_sigreturn && shim_libtrace_caller(ra))
+        return NULL;
     if (shim_internal_caller(ra))
         ra = at;
     return shim_begin(c, id, ra) ? d : NULL;

@@ -6,7 +6,7 @@
  * the log's writes) are the trace system's and must not be recorded; the
  * program's own getppid before and after are.
  *
- *   t131_sudapi LOG   prints "api N" (N events read back) and exits 0
+ *   t131_sudapi LOG   prints "api N" (N events read back: 40000) and exits 0
  */
 #include <fcntl.h>
 #include <pthread.h>
@@ -22,11 +22,13 @@ static int fail(const char *what, int rc)
     return 1;
 }
 
-/* Records n user events of type ev in the stream. */
+/* Records 20000 user events of type ev in the stream: a FLUSH
+ * stream of 1 MiB, so posix_trace_event itself wakes the flusher (futex) many times
+ * (the one entry point without a gate: preload/sud/gate.S). */
 static void *recorder(void *p)
 {
     trace_event_id_t ev = *(trace_event_id_t *)p;
-    for (int i = 0; i < 50; i++)
+    for (int i = 0; i < 20000; i++)
         posix_trace_event(ev, &i, sizeof i);
     return NULL;
 }
@@ -43,6 +45,7 @@ int main(int argc, char **argv)
     logfd = creat(argv[1], 0600);
     posix_trace_attr_init(&a);
     posix_trace_attr_setstreamfullpolicy(&a, POSIX_TRACE_FLUSH);
+    posix_trace_attr_setstreamsize(&a, 1 << 20);
     if ((rc = posix_trace_create_withlog(0, &a, logfd, &trid)) != 0)
         return fail("posix_trace_create_withlog", rc);
     if ((rc = posix_trace_eventid_open("t131/tick", &ev)) != 0 ||
