@@ -41,6 +41,9 @@ int pt_probe_arm(struct probe *p, void *orig);
  * are set), and calls it with the closure's arguments, the result in ret. */
 void pt_forward_plan(struct probe *p);
 void pt_forward(const struct probe *p, void *ret, void **args);
+/* forward.c: an argument of the type at v as 64 bits: integers widened as
+ * their type says, a float as the double of its value, the rest as is. */
+uint64_t pt_arg_bits(int type, const void *v);
 /* call.c: the program's libposixtrace and errno found (at la_preinit; not
  * before: no call is recorded then); 0 if they cannot be. */
 int pt_base_ready(void);

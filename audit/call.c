@@ -127,29 +127,6 @@ static void put_var(struct pl *pl, const void *p, ssize_t len, unsigned left)
     pl->n += 4 + n;
 }
 
-static uint64_t int_value(int type, const void *v)
-{
-    switch (type) {
-    case PT_T_I8: return (uint64_t)(int64_t)*(const int8_t *)v;
-    case PT_T_I16: return (uint64_t)(int64_t)*(const int16_t *)v;
-    case PT_T_I32: return (uint64_t)(int64_t)*(const int32_t *)v;
-    case PT_T_U8: return *(const uint8_t *)v;
-    case PT_T_U16: return *(const uint16_t *)v;
-    case PT_T_U32: return *(const uint32_t *)v;
-    case PT_T_FLOAT: {
-        double d = *(const float *)v;
-        uint64_t u;
-        memcpy(&u, &d, 8);
-        return u;
-    }
-    default: {
-        uint64_t u;
-        memcpy(&u, v, 8);
-        return u;
-    }
-    }
-}
-
 /* The return value as the event's ret: ffi widens small integers to ffi_arg. */
 static uint64_t ret_value(int type, const void *r)
 {
@@ -158,7 +135,7 @@ static uint64_t ret_value(int type, const void *r)
     case PT_T_VOID: return 0;
     case PT_T_DOUBLE: case PT_T_FLOAT: case PT_T_I64: case PT_T_U64: case PT_T_PTR:
     case PT_T_STR: case PT_T_BUF:
-        return int_value(type, r);
+        return pt_arg_bits(type, r);
     default:
         memcpy(&a, r, sizeof a);
         switch (type) {
@@ -185,7 +162,7 @@ static void build(struct pl *pl, const struct probe *p, void **args, uint64_t re
     const struct pt_probe_spec *sp = &p->sp;
     for (unsigned i = 0; i < sp->nargs; i++)
         if (!pt_ptype_variable(sp->arg[i].type))
-            put64(pl, int_value(sp->arg[i].type, args[i]));
+            put64(pl, pt_arg_bits(sp->arg[i].type, args[i]));
     unsigned left = nvar(sp);
     for (unsigned i = 0; i < sp->nargs; i++) {
         const struct pt_parg *a = &sp->arg[i];
@@ -196,7 +173,7 @@ static void build(struct pl *pl, const struct probe *p, void **args, uint64_t re
         if (a->type == PT_T_BUF)
             len = a->lenarg == PT_BUF_CONST ? (ssize_t)a->len
                 : a->lenarg == PT_BUF_RET ? (ssize_t)ret
-                : (ssize_t)int_value(sp->arg[a->lenarg].type, args[a->lenarg]);
+                : (ssize_t)pt_arg_bits(sp->arg[a->lenarg].type, args[a->lenarg]);
         if (len < -1 || (a->type == PT_T_BUF && len < 0))
             len = 0;
         put_var(pl, ptr, len, --left);

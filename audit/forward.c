@@ -19,6 +19,29 @@
 
 enum { FWD_FFI, FWD_INT, FWD_DOUBLE };
 
+uint64_t pt_arg_bits(int type, const void *v)
+{
+    switch (type) {
+    case PT_T_I8: return (uint64_t)(int64_t)*(const int8_t *)v;
+    case PT_T_I16: return (uint64_t)(int64_t)*(const int16_t *)v;
+    case PT_T_I32: return (uint64_t)(int64_t)*(const int32_t *)v;
+    case PT_T_U8: return *(const uint8_t *)v;
+    case PT_T_U16: return *(const uint16_t *)v;
+    case PT_T_U32: return *(const uint32_t *)v;
+    case PT_T_FLOAT: {
+        double d = *(const float *)v;
+        uint64_t u;
+        memcpy(&u, &d, 8);
+        return u;
+    }
+    default: {
+        uint64_t u;
+        memcpy(&u, v, 8);
+        return u;
+    }
+    }
+}
+
 #if defined(__x86_64__) && defined(__linux__)
 typedef uint64_t (*fwd_int_fn)(uint64_t, uint64_t, uint64_t, uint64_t, uint64_t, uint64_t,
                                double, double, double, double, double, double, double, double);
@@ -43,24 +66,6 @@ void pt_forward_plan(struct probe *p)
     if (ni > 6 || nd > 8 || p->sp.ret.type == PT_T_FLOAT)
         return;
     p->fwd = p->sp.ret.type == PT_T_DOUBLE ? FWD_DOUBLE : FWD_INT;
-}
-
-/* An integer argument widened to 64 bits as its type says. */
-static uint64_t widen(int t, const void *v)
-{
-    switch (t) {
-    case PT_T_I8: return (uint64_t)(int64_t)*(const int8_t *)v;
-    case PT_T_I16: return (uint64_t)(int64_t)*(const int16_t *)v;
-    case PT_T_I32: return (uint64_t)(int64_t)*(const int32_t *)v;
-    case PT_T_U8: return *(const uint8_t *)v;
-    case PT_T_U16: return *(const uint16_t *)v;
-    case PT_T_U32: return *(const uint32_t *)v;
-    default: {
-        uint64_t u;
-        memcpy(&u, v, 8);
-        return u;
-    }
-    }
 }
 
 /* The result where libffi's caller expects it: integers smaller than
@@ -93,7 +98,7 @@ void pt_forward(const struct probe *p, void *ret, void **args)
     for (unsigned k = 0; k < p->sp.nargs; k++) {
         int t = p->sp.arg[k].type;
         if (int_class(t))
-            i[ni++] = widen(t, args[k]);
+            i[ni++] = pt_arg_bits(t, args[k]);
         else
             memcpy(&d[nd++], args[k], sizeof(double));
     }
