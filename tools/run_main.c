@@ -98,6 +98,10 @@ static gboolean setup_sink(const struct run_opts *o, struct pt_sink *k)
         pt_warn("%s: %s", o->print_to, g_strerror(errno));
         return FALSE;
     }
+    /* the live view writes in large writes, flushed whenever it caught up
+     * (run_session.c); before anything is written to the stream */
+    if (k->print_events)
+        setvbuf(k->out.fp, NULL, _IOFBF, RUN_OUT_BUFFER);
     return TRUE;
 }
 
