@@ -86,6 +86,7 @@ tools_posixtrace_run_SOURCES = \
 	tools/run_session.c \
 	tools/live_queue.h \
 	tools/live_queue.c \
+	tools/live_out.c \
 	tools/run_report.c \
 	tools/run_untraced.c \
 	tools/run_probes.c

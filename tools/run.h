@@ -15,8 +15,10 @@
 #define SHIM_STACK_FRAMES_MAX 64
 #define RUN_STACK_DEFAULT 16
 
-/* The live view's output buffer (stderr or --print-to). */
+/* live_out.c: the live view's output over fd (stderr's or --print-to's):
+ * a stdio stream with a buffer of RUN_OUT_BUFFER, writing whole lines. */
 #define RUN_OUT_BUFFER ((size_t)1 << 20)
+FILE *run_live_out(int fd);
 
 struct run_opts {
     char *output, *print_to, *format, *timefmt, *policy, *log_policy, *name;

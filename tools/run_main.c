@@ -71,6 +71,8 @@ static gboolean set_filter(const struct run_opts *o, trace_id_t trid, struct pt_
     return rc == 0;
 }
 
+static FILE *print_file; /* --print-to's file, under the live view's stream */
+
 static gboolean setup_sink(const struct run_opts *o, struct pt_sink *k)
 {
     pt_sink_init(k);
@@ -98,10 +100,17 @@ static gboolean setup_sink(const struct run_opts *o, struct pt_sink *k)
         pt_warn("%s: %s", o->print_to, g_strerror(errno));
         return FALSE;
     }
-    /* the live view writes in large writes, flushed whenever it caught up
-     * (run_session.c); before anything is written to the stream */
-    if (k->print_events)
-        setvbuf(k->out.fp, NULL, _IOFBF, RUN_OUT_BUFFER);
+    /* the live view writes in large writes of whole lines (live_out.c),
+     * flushed whenever it caught up (run_session.c) */
+    if (k->print_events) {
+        FILE *fp = run_live_out(fileno(k->out.fp));
+        if (fp == NULL) {
+            pt_warn("the output: %s", g_strerror(errno));
+            return FALSE;
+        }
+        print_file = k->out.fp != stderr ? k->out.fp : NULL;
+        k->out.fp = fp;
+    }
     return TRUE;
 }
 
@@ -229,6 +238,9 @@ static int finish(const struct run_opts *o, struct session *s, const trace_attr_
     }
     if (s->sink->out.fp != stderr)
         fclose(s->sink->out.fp);
+    if (print_file != NULL)
+        fclose(print_file);
+    print_file = NULL;
     s->sink->out.fp = stderr;
     if (!s->attach && !s->target_done)
         session_wait_rest(s);
