@@ -159,9 +159,12 @@ void session_loop(struct session *s)
 }
 
 /* After the stream stopped: everything the reader read, and what was left
- * in the stream, printed. */
+ * in the stream, printed; unless the user interrupts again (a slow terminal
+ * may take long): the rest is then only counted, and said so. */
 static int live_drain(struct session *s)
 {
+    int child = 0, before = s->interrupts;
+    uint64_t shown_at = 0;
     if (s->lq == NULL)
         return pt_drain(s->trid, &s->names, s->sink);
     lq_finish(s->lq);
@@ -170,7 +173,17 @@ static int live_drain(struct session *s)
         if (b != NULL)
             print_block(s, b);
         check_out(s, 0);
+        s->interrupts += run_signals_poll(forward_to(s), 0, &child);
+        if (s->interrupts > before && s->sink->print_events && !s->out_gone) {
+            check_out(s, 1);
+            s->sink->print_events = 0;
+            shown_at = s->sink->shown;
+            before = -1;
+        }
     }
+    if (before < 0)
+        pt_warn("interrupted: the last %" G_GUINT64_FORMAT " events read were not printed",
+                (guint64)(s->sink->shown - shown_at));
     int rc = lq_error(s->lq);
     lq_free(s->lq);
     s->lq = NULL;
