@@ -2,8 +2,9 @@
 events out of the stream into a private queue while the main thread formats
 and writes them in large writes; the default live stream is sized from the
 machine's memory (tools/run_attr.c, tools/live_queue.c, doc/tools.md "Live
-view"). Real programs: dd bs=1 (two calls per byte), sh; a pipe consumer
-that goes away (head); Ctrl-C in a terminal (tmux).
+view"). Real programs under the shim: dd bs=1 (two calls per byte), sh; a
+pipe consumer that goes away (head); Ctrl-C in a terminal (tmux). Skipped
+when the shim is not usable (shimrun.shim_usable: a sanitizer build).
 """
 import collections
 import os
@@ -16,7 +17,10 @@ import uuid
 
 import pytest
 
-from toolscommon import json_lines, sh, tool, trun
+from shimrun import ENV, shim_usable, trun
+from toolscommon import json_lines, sh, tool
+
+pytestmark = pytest.mark.skipif(shim_usable() is not None, reason=str(shim_usable()))
 
 DD = ["dd", "bs=1", "count=200000", "if=/dev/zero", "of=/dev/null"]
 READ = 'posixtrace:read(fd=0, count=1, buf="\\x00") = 1 <'
@@ -104,7 +108,7 @@ def stalled_run(*opts):
     p = subprocess.Popen([tool("posixtrace-run")] + list(opts) +
                          ["--", "dd", "bs=1", "count=3000000", "if=/dev/zero", "of=/dev/null",
                           "status=none"],
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=dict(os.environ, **ENV))
     try:
         time.sleep(0.5)
         os.kill(p.pid, signal.SIGSTOP)
@@ -140,7 +144,7 @@ def test_pipe_consumer_goes_away():
     posixtrace-run was killed by SIGPIPE, its program left behind."""
     cmd = ("%s -- dd bs=1 count=2000000 if=/dev/zero of=/dev/null status=none 2>&1 | head -n 5;"
            " echo \"status ${PIPESTATUS[0]}\"" % tool("posixtrace-run"))
-    p = sh(["bash", "-c", cmd], timeout=120)
+    p = sh(["bash", "-c", cmd], timeout=120, env=ENV)
     lines = p.out.splitlines()
     assert len(lines) == 6 and "posixtrace:" in lines[0], p.out
     assert lines[5] == "status 0", p.out
@@ -175,7 +179,8 @@ def test_ctrl_c_in_a_terminal(tmp_path):
     posixtrace-run's exit status 130 (as the program's)."""
     sock = "pt-live-%s" % uuid.uuid4().hex[:8]
     prog = "i=0; while :; do i=$((i+1)); echo tick $i; sleep 0.2; done"
-    cmd = "%s -- sh -c '%s'" % (tool("posixtrace-run"), prog)
+    cmd = "POSIXTRACE_PRELOAD=%s %s -- sh -c '%s'" % (ENV["POSIXTRACE_PRELOAD"],
+                                                        tool("posixtrace-run"), prog)
     # an interactive shell, as a user's: Ctrl-C ends the command, not the shell
     tmux(sock, "new-session", "-d", "-s", "t", "-x", "200", "-y", "50",
          "env", "PS1=$ ", "bash", "--norc", "--noprofile", "-i")
