@@ -100,18 +100,19 @@ static gboolean setup_sink(const struct run_opts *o, struct pt_sink *k)
         pt_warn("%s: %s", o->print_to, g_strerror(errno));
         return FALSE;
     }
-    /* the live view writes in large writes of whole lines (live_out.c),
-     * flushed whenever it caught up (run_session.c) */
-    if (k->print_events) {
-        FILE *fp = run_live_out(fileno(k->out.fp));
-        if (fp == NULL) {
-            pt_warn("the output: %s", g_strerror(errno));
-            return FALSE;
-        }
-        print_file = k->out.fp != stderr ? k->out.fp : NULL;
-        k->out.fp = fp;
-    }
     return TRUE;
+}
+
+/* The live view writes in large writes of whole lines (live_out.c),
+ * flushed whenever it caught up (run_session.c); if that stream cannot be
+ * made, line by line through the FILE as it is. */
+static void live_output(struct pt_sink *k)
+{
+    FILE *fp = k->print_events ? run_live_out(fileno(k->out.fp)) : NULL;
+    if (fp == NULL)
+        return;
+    print_file = k->out.fp != stderr ? k->out.fp : NULL;
+    k->out.fp = fp;
 }
 
 static int create(const struct run_opts *o, pid_t pid, const trace_attr_t *a, int logfd,
@@ -302,8 +303,10 @@ int main(int argc, char **argv)
     if ((rc = start(&o, &s, &l, &a, logfd, &oldmask)) != 0)
         return rc;
     watch_untraced(&o, &s);
-    if (s.live)
+    if (s.live) {
+        live_output(&k);
         pt_sink_begin(&k);
+    }
     session_loop(&s);
     rc = finish(&o, &s, &a);
     if (logfd >= 0)
