@@ -169,8 +169,10 @@ void pt_text_args(GString *s, const struct pt_out *o, const struct pt_event *e)
                 continue;
             if (k++)
                 g_string_append(s, ", ");
-            if (e->id < POSIXTRACE_SYSCALL_FIRST) /* system calls: by position, as strace */
-                g_string_append_printf(s, "%s=", e->f[i].name);
+            if (e->id < POSIXTRACE_SYSCALL_FIRST) { /* system calls: by position, as strace */
+                g_string_append(s, e->f[i].name);
+                g_string_append_c(s, '=');
+            }
             field_text(s, o, e, &e->f[i]);
         }
         if (e->cut)
