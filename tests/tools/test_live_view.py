@@ -148,6 +148,11 @@ def test_pipe_consumer_goes_away():
     lines = p.out.splitlines()
     assert len(lines) == 6 and "posixtrace:" in lines[0], p.out
     assert lines[5] == "status 0", p.out
+    # the form: dd's own last words then meet the closed pipe and dd
+    # dies of SIGPIPE; posixtrace-run ends as its program did (141)
+    p = sh(["bash", "-c", cmd.replace(" status=none", "")], timeout=120, env=ENV)
+    lines = p.out.splitlines()
+    assert len(lines) == 6 and lines[5] == "status 141", p.out
 
 
 def tmux(sock, *args, timeout=30):
