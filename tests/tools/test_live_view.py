@@ -35,13 +35,13 @@ def summary(err):
 
 
 def call_lines(text, pid):
-    """The event names of pid's call lines, in order."""
-    out = []
-    for l in text.splitlines():
-        f = l.split(" ", 2)
-        if len(f) == 3 and f[1] == "%d/%d" % (pid, pid) and f[2].startswith("posixtrace:"):
-            out.append(f[2])
-    return out
+    """The call events of pid's lines, in order ("posixtrace:NAME(...)...").
+    A line may follow a piece of the program's own output on the same
+    line: dd writes the newline of its last statistics line separately, and
+    a block of trace lines can come between (whole lines always: the live
+    view writes whole lines), so the event is searched anywhere in a line."""
+    pat = re.compile(r"\d+\.\d{6} %d/%d (posixtrace:\w+\(.*)$" % (pid, pid), re.M)
+    return [m.group(1) for m in pat.finditer(text)]
 
 
 def dd_pid(text):
