@@ -11,6 +11,9 @@
  *              lines / (last line's arrival - first line's)
  *   read only  posixtrace-run -c: the same events read and counted, not
  *              formatted (the reader's and the program's share)
+ *   formatting the CPU time of the file run less that of -c: lines per
+ *              CPU second of the printer alone (not bounded by the program,
+ *              nor by other load on the machine)
  *   cat        cat of the same text to a file and into a pipe
  * Target: file and pipe >= 1,000,000 lines/s. Each is the best of 3 runs.
  * POSIXTRACE_BENCH_SCALE multiplies N (2,000,000).
@@ -21,6 +24,7 @@
 #include "bench_util.h"
 
 #include <signal.h>
+#include <sys/resource.h>
 
 #define RUNS 3
 #define TARGET 1e6
@@ -57,19 +61,24 @@ static pid_t start(char *const argv[], int to, int fd, int other_fd)
     return pid;
 }
 
-/* 0 when pid exited with status 0. */
-static int finish(pid_t pid)
+/* 0 when pid exited with status 0; *cpu (if not NULL): its CPU seconds
+ * (user + system, with the descendants it waited for: the program traced). */
+static int finish(pid_t pid, double *cpu)
 {
     int st;
-    if (pid < 0 || waitpid(pid, &st, 0) != pid)
+    struct rusage ru;
+    if (pid < 0 || wait4(pid, &st, 0, &ru) != pid)
         return -1;
+    if (cpu != NULL)
+        *cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
+               (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
     return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 
-static double timed(char *const argv[])
+static double timed(char *const argv[], double *cpu)
 {
     double t0 = bench_now();
-    if (finish(start(argv, 1, -1, -1)) != 0)
+    if (finish(start(argv, 1, -1, -1), cpu) != 0)
         return -1;
     return bench_now() - t0;
 }
@@ -115,7 +124,7 @@ static double pipe_rate(char *const argv[], int to, long *lines)
         return -1;
     pid_t pid = start(argv, to, p[1], p[0]);
     *lines = drain_pipe(p[0], &span);
-    if (finish(pid) != 0 || span <= 0)
+    if (finish(pid, NULL) != 0 || span <= 0)
         return -1;
     return (double)*lines / span;
 }
@@ -162,18 +171,21 @@ int main(int argc, char **argv)
     char *cat_file[] = { "sh", "-c", "cat \"$0\" >\"$1\"", out, copy, NULL };
     char *cat_pipe[] = { "cat", out, NULL };
     double t_file = -1, t_read = -1, t_start = -1, t_cat = -1, r_pipe = -1, r_cat_pipe = -1;
+    double c_file = -1, c_read = -1, c;
     long lines = 0, pipe_lines = 0, cat_lines = 0;
     signal(SIGPIPE, SIG_IGN);
     clocksource();
     for (int i = 0; i < RUNS; i++) {
-        t_start = best_min(t_start, timed(start_only));
-        t_file = best_min(t_file, timed(to_file));
-        t_read = best_min(t_read, timed(read_only));
+        t_start = best_min(t_start, timed(start_only, NULL));
+        t_file = best_min(t_file, timed(to_file, &c));
+        c_file = best_min(c_file, c);
+        t_read = best_min(t_read, timed(read_only, &c));
+        c_read = best_min(c_read, c);
         r_pipe = best_max(r_pipe, pipe_rate(to_pipe, 2, &pipe_lines));
     }
     lines = count_lines(out);
     for (int i = 0; i < RUNS; i++) {
-        t_cat = best_min(t_cat, timed(cat_file));
+        t_cat = best_min(t_cat, timed(cat_file, NULL));
         r_cat_pipe = best_max(r_cat_pipe, pipe_rate(cat_pipe, 1, &cat_lines));
     }
     unlink(out);
@@ -191,6 +203,8 @@ int main(int argc, char **argv)
            r_file >= TARGET ? "(target >= 1M: met)" : "(target >= 1M: NOT met)");
     printf("  live view into a pipe                     %10.0f lines/s  %s\n", r_pipe,
            r_pipe >= TARGET ? "(target >= 1M: met)" : "(target >= 1M: NOT met)");
+    printf("  formatting and writing         %8.3f CPU s %9.0f lines per CPU second\n",
+           c_file - c_read, c_file > c_read ? (double)lines / (c_file - c_read) : 0.0);
     printf("  cat of the text to a file      %8.3f s  %10.0f lines/s\n", t_cat,
            (double)lines / t_cat);
     printf("  cat of the text into a pipe               %10.0f lines/s\n", r_cat_pipe);
