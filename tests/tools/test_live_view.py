@@ -13,7 +13,6 @@ import shutil
 import signal
 import subprocess
 import time
-import uuid
 
 import pytest
 
@@ -156,7 +155,7 @@ def test_pipe_consumer_goes_away():
 
 
 def tmux(sock, *args, timeout=30):
-    return subprocess.run(["tmux", "-L", sock] + list(args), stdout=subprocess.PIPE,
+    return subprocess.run(["tmux", "-S", sock] + list(args), stdout=subprocess.PIPE,
                           stderr=subprocess.PIPE, timeout=timeout, check=True).stdout.decode()
 
 
@@ -182,7 +181,7 @@ def test_ctrl_c_in_a_terminal(tmp_path):
     it: the write of the last tick the program printed is on the screen,
     then "+++ killed by SIGINT +++", the summary line with 0 lost, and
     posixtrace-run's exit status 130 (as the program's)."""
-    sock = "pt-live-%s" % uuid.uuid4().hex[:8]
+    sock = str(tmp_path / "tmux.sock")  # a server of its own, its socket in tmp_path
     prog = "i=0; while :; do i=$((i+1)); echo tick $i; sleep 0.2; done"
     cmd = "POSIXTRACE_PRELOAD=%s %s -- sh -c '%s'" % (ENV["POSIXTRACE_PRELOAD"],
                                                         tool("posixtrace-run"), prog)
@@ -207,5 +206,5 @@ def test_ctrl_c_in_a_terminal(tmp_path):
         assert lost == 0
         assert "EXIT=130" in s, s[-3000:]
     finally:
-        subprocess.run(["tmux", "-L", sock, "kill-server"], timeout=30,
+        subprocess.run(["tmux", "-S", sock, "kill-server"], timeout=30,
                        stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
