@@ -184,6 +184,10 @@ void pt_tidmap_learn(pid_t pid, pthread_t th, int64_t tid)
 {
     if (tidmap == NULL)
         tidmap = g_hash_table_new_full(tkey_hash, tkey_equal, g_free, NULL);
+    struct tkey look = { pid, (uint64_t)th };
+    gpointer v;
+    if (g_hash_table_lookup_extended(tidmap, &look, NULL, &v) && GPOINTER_TO_INT(v) == (int)tid)
+        return; /* known: most events (no allocation per event) */
     struct tkey *k = g_new(struct tkey, 1);
     k->pid = pid;
     k->th = (uint64_t)th;

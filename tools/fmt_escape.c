@@ -41,9 +41,10 @@ void pt_esc_c(GString *s, const unsigned char *p, size_t n, size_t max, int more
         case '\t': g_string_append(s, "\\t"); break;
         case '\r': g_string_append(s, "\\r"); break;
         default:
-            if (c < 0x20 || c == 0x7f || (c >= 0x80 && !utf8))
-                g_string_append_printf(s, "\\x%02x", c);
-            else
+            if (c < 0x20 || c == 0x7f || (c >= 0x80 && !utf8)) {
+                g_string_append(s, "\\x");
+                pt_hex(s, &c, 1);
+            } else
                 g_string_append_c(s, (char)c);
         }
     }

@@ -11,9 +11,10 @@
 /* seconds.micro of a signed ns count ("-0.000012"). */
 static void secs_us(GString *s, int64_t d)
 {
-    uint64_t m = pt_ns_abs(d);
-    g_string_append_printf(s, "%s%" G_GUINT64_FORMAT ".%06" G_GUINT64_FORMAT " ", d < 0 ? "-" : "",
-                           (guint64)(m / 1000000000), (guint64)(m % 1000000000 / 1000));
+    if (d < 0)
+        g_string_append_c(s, '-');
+    pt_append_sec_us(s, pt_ns_abs(d));
+    g_string_append_c(s, ' ');
 }
 
 static void time_of_day(GString *s, time_t t, int64_t sub, int micro)
@@ -168,8 +169,10 @@ void pt_text_args(GString *s, const struct pt_out *o, const struct pt_event *e)
                 continue;
             if (k++)
                 g_string_append(s, ", ");
-            if (e->id < POSIXTRACE_SYSCALL_FIRST) /* system calls: by position, as strace */
-                g_string_append_printf(s, "%s=", e->f[i].name);
+            if (e->id < POSIXTRACE_SYSCALL_FIRST) { /* system calls: by position, as strace */
+                g_string_append(s, e->f[i].name);
+                g_string_append_c(s, '=');
+            }
             field_text(s, o, e, &e->f[i]);
         }
         if (e->cut)
@@ -190,25 +193,31 @@ static void result_text(GString *s, const struct pt_event *e)
         pt_probe_fmt_ret(s, e, 0);
     } else if (e->hdr.ret > (int64_t)0xffffffff)
         g_string_append_printf(s, " = %#" G_GINT64_MODIFIER "x", (guint64)e->hdr.ret);
-    else
-        g_string_append_printf(s, " = %" G_GINT64_FORMAT, (gint64)e->hdr.ret);
+    else {
+        g_string_append(s, " = ");
+        pt_append_i64(s, e->hdr.ret);
+    }
     if (e->hdr.err != 0)
         g_string_append_printf(s, " %s (%s)", pt_errno_name(e->hdr.err, b, sizeof b),
                                pt_strerror(e->hdr.err));
-    g_string_append_printf(s, " <%" G_GUINT64_FORMAT ".%06" G_GUINT64_FORMAT ">",
-                           (guint64)(e->hdr.duration_ns / 1000000000),
-                           (guint64)(e->hdr.duration_ns % 1000000000 / 1000));
+    g_string_append(s, " <");
+    pt_append_sec_us(s, e->hdr.duration_ns);
+    g_string_append_c(s, '>');
 }
 
 void pt_text_event(struct pt_out *o, const struct pt_event *e)
 {
-    GString *s = g_string_sized_new(256);
+    static GString *s; /* one line, reused: the formatting is single-threaded */
+    if (s == NULL)
+        s = g_string_sized_new(256);
+    g_string_truncate(s, 0);
     pt_fmt_time(s, o, pt_event_start_ns(e));
-    if (e->tid >= 0)
-        g_string_append_printf(s, "%ld/%" G_GINT64_FORMAT " ", (long)e->info.posix_pid,
-                               (gint64)e->tid);
-    else
-        g_string_append_printf(s, "%ld ", (long)e->info.posix_pid);
+    pt_append_i64(s, e->info.posix_pid);
+    if (e->tid >= 0) {
+        g_string_append_c(s, '/');
+        pt_append_i64(s, e->tid);
+    }
+    g_string_append_c(s, ' ');
     pt_append_event_name(s, e);
     g_string_append_c(s, '(');
     pt_text_args(s, o, e);
@@ -227,5 +236,6 @@ void pt_text_event(struct pt_out *o, const struct pt_event *e)
     }
     g_string_append_c(s, '\n');
     fwrite(s->str, 1, s->len, o->fp);
-    g_string_free(s, TRUE);
+    if (s->allocated_len > 65536) /* an event with a long payload: do not keep its size */
+        g_string_free(g_steal_pointer(&s), TRUE);
 }

@@ -23,7 +23,7 @@ static void value_fmt(GString *s, const struct pt_xlat *t, int64_t v)
     if (n != NULL)
         g_string_append(s, n);
     else
-        g_string_append_printf(s, "%" G_GINT64_FORMAT, (gint64)v);
+        pt_append_i64(s, v);
 }
 
 /* The flags of v named by t, '|'-separated, unnamed bits in hex; 0 as "0". */
@@ -109,16 +109,16 @@ void pt_fmt_fixed(GString *s, int type, uint64_t v)
     char b[32];
     switch (type) {
     case POSIXTRACE_F_INT: case POSIXTRACE_F_PID:
-        g_string_append_printf(s, "%" G_GINT64_FORMAT, (gint64)i);
+        pt_append_i64(s, i);
         break;
     case POSIXTRACE_F_UINT:
-        g_string_append_printf(s, "%" G_GUINT64_FORMAT, (guint64)v);
+        pt_append_u64(s, v);
         break;
     case POSIXTRACE_F_FD:
         if (i == AT_FDCWD)
             g_string_append(s, "AT_FDCWD");
         else
-            g_string_append_printf(s, "%" G_GINT64_FORMAT, (gint64)i);
+            pt_append_i64(s, i);
         break;
     case POSIXTRACE_F_OFLAGS: oflags_fmt(s, v); break;
     case POSIXTRACE_F_MODE: g_string_append_printf(s, "%#" G_GINT64_MODIFIER "o", (guint64)v); break;
@@ -155,7 +155,7 @@ void pt_fmt_fixed(GString *s, int type, uint64_t v)
         break;
     }
     default: /* types this version does not know: as F_INT (events.h) */
-        g_string_append_printf(s, "%" G_GINT64_FORMAT, (gint64)i);
+        pt_append_i64(s, i);
         break;
     }
 }

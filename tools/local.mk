@@ -16,6 +16,7 @@ tools_libptools_la_SOURCES = \
 	audit/spec.c \
 	tools/fmt_value.c \
 	tools/fmt_poll.c \
+	tools/fmt_num.c \
 	tools/fmt_escape.c \
 	tools/fmt_text.c \
 	tools/fmt_json.c \
@@ -87,6 +88,9 @@ tools_posixtrace_run_SOURCES = \
 	tools/run_launch.c \
 	tools/run_signals.c \
 	tools/run_session.c \
+	tools/live_queue.h \
+	tools/live_queue.c \
+	tools/live_out.c \
 	tools/run_report.c \
 	tools/run_untraced.c \
 	tools/run_probes.c \

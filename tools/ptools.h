@@ -10,6 +10,7 @@
  *   calls.c        per-family knowledge: the function called, absent fields, display sets
  *   xlat.c         the generated tables of names (xlat.h, from tools/xlat/<set>.in)
  *   fmt_value.c    symbolic names of field values (flags, signals, errno, sockaddr...)
+ *   fmt_num.c      decimal numbers without printf (the live view's speed)
  *   fmt_escape.c   C-style and JSON escaping of byte strings
  *   fmt_text.c     the one-line text form (strace-like)
  *   fmt_json.c     JSON Lines
@@ -145,6 +146,11 @@ int pt_fixed_is_number(int type);
 /* A POLLFDS, EPOLLEVS, TIMESPEC or TIMEVAL field as text or a JSON value;
  * FALSE (nothing appended) for other types. */
 gboolean pt_fmt_poll_field(GString *s, const struct pt_field *f, int json);
+/* ---- fmt_num.c: decimal numbers without printf ---- */
+void pt_append_u64(GString *s, uint64_t v);
+void pt_append_i64(GString *s, int64_t v);
+void pt_append_padded(GString *s, uint64_t v, int width); /* at least width digits, 0-padded */
+void pt_append_sec_us(GString *s, uint64_t ns);           /* "S.UUUUUU" */
 
 /* ---- fmt_escape.c ---- */
 /* C-like escaped string in quotes, at most max bytes then "..." (max 0: no limit). */

@@ -15,6 +15,11 @@
 #define SHIM_STACK_FRAMES_MAX 64
 #define RUN_STACK_DEFAULT 16
 
+/* live_out.c: the live view's output over fd (stderr's or --print-to's):
+ * a stdio stream with a buffer of RUN_OUT_BUFFER, writing whole lines. */
+#define RUN_OUT_BUFFER ((size_t)1 << 20)
+FILE *run_live_out(int fd);
+
 struct run_opts {
     char *output, *print_to, *format, *timefmt, *policy, *log_policy, *name;
     char *stream_size, *max_data, *log_size, *duration;
@@ -46,6 +51,8 @@ void run_probes_free(void);
 
 /* run_attr.c: the stream's attributes from the options. */
 gboolean run_attr(const struct run_opts *o, trace_attr_t *a);
+/* The live view's default stream size, from the machine's memory. */
+size_t run_live_stream_size(void);
 
 /* run_launch.c: starting the program. */
 struct launch {
@@ -101,6 +108,8 @@ struct session {
     int read_error;
     int write_error;           /* -o: a write of the log failed (errno), 0 */
     struct untraced *untraced; /* NULL: not looked for (-e leaves out what it needs) */
+    struct lq *lq;             /* live: the reader thread's queue (live_queue.h), or NULL */
+    int out_gone;              /* live: the output's reader went away (EPIPE) */
 };
 void session_loop(struct session *s);
 /* Stops and shuts the stream down (live: after reading what is left). */

@@ -5,9 +5,44 @@
 
 #include <posixtrace/control.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <string.h>
 
-#define DEFAULT_STREAM_SIZE ((size_t)4 << 20)
+#define DEFAULT_STREAM_SIZE ((size_t)4 << 20)  /* with -o: the flusher empties it */
+/* Live: a share of the machine's memory, within these bounds (doc/tools.md). */
+#define LIVE_STREAM_MIN ((size_t)4 << 20)
+#define LIVE_STREAM_MAX ((size_t)64 << 20)
+#define LIVE_STREAM_SHARE 1024                   /* of MemTotal */
+#define LIVE_STREAM_AVAIL_SHARE 16               /* of MemAvailable */
+
+/* A /proc/meminfo line's value in bytes (0: not found). */
+static uint64_t meminfo(const char *text, const char *key)
+{
+    const char *p = strstr(text, key);
+    unsigned long long kb = 0;
+    if (p == NULL || sscanf(p + strlen(key), " %llu kB", &kb) != 1)
+        return 0;
+    return (uint64_t)kb * 1024;
+}
+
+/* The live stream's default: MemTotal/1024, at most MemAvailable/16, from
+ * 4M to 64M, in whole MiB (the stream is read as it fills, by a thread that
+ * only copies events out: it holds what comes while that thread waits for
+ * a CPU or for the printer). */
+size_t run_live_stream_size(void)
+{
+    char *text = NULL;
+    uint64_t sz = LIVE_STREAM_MIN;
+    if (g_file_get_contents("/proc/meminfo", &text, NULL, NULL)) {
+        uint64_t total = meminfo(text, "MemTotal:"), avail = meminfo(text, "MemAvailable:");
+        sz = total / LIVE_STREAM_SHARE;
+        if (avail != 0 && sz > avail / LIVE_STREAM_AVAIL_SHARE)
+            sz = avail / LIVE_STREAM_AVAIL_SHARE;
+    }
+    g_free(text);
+    sz &= ~(uint64_t)((1u << 20) - 1);
+    return sz < LIVE_STREAM_MIN ? LIVE_STREAM_MIN : sz > LIVE_STREAM_MAX ? LIVE_STREAM_MAX : (size_t)sz;
+}
 
 static gboolean policy(const char *s, int log, int *out)
 {
@@ -75,7 +110,9 @@ gboolean run_attr(const struct run_opts *o, trace_attr_t *a)
     size_t ss, md, ls;
     int sp = o->output != NULL ? POSIX_TRACE_FLUSH : POSIX_TRACE_LOOP, lp = POSIX_TRACE_APPEND;
     char *name;
-    if (!size_opt("--stream-size", o->stream_size, DEFAULT_STREAM_SIZE, 1,
+    size_t def = o->output != NULL || o->stream_size != NULL ? DEFAULT_STREAM_SIZE
+                                                             : run_live_stream_size();
+    if (!size_opt("--stream-size", o->stream_size, def, 1,
                   POSIXTRACE_STREAM_SIZE_MAX, &ss) ||
         !size_opt("--max-data", o->max_data, 256, 0, POSIXTRACE_MAX_DATA_SIZE_MAX, &md) ||
         !size_opt("--log-size", o->log_size, (size_t)16 << 20, 1, SIZE_MAX, &ls))

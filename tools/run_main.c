@@ -74,6 +74,8 @@ static gboolean set_filter(const struct run_opts *o, trace_id_t trid, struct pt_
     return rc == 0;
 }
 
+static FILE *print_file; /* --print-to's file, under the live view's stream */
+
 static gboolean setup_sink(const struct run_opts *o, struct pt_sink *k)
 {
     pt_sink_init(k);
@@ -102,6 +104,18 @@ static gboolean setup_sink(const struct run_opts *o, struct pt_sink *k)
         return FALSE;
     }
     return TRUE;
+}
+
+/* The live view writes in large writes of whole lines (live_out.c),
+ * flushed whenever it caught up (run_session.c); if that stream cannot be
+ * made, line by line through the FILE as it is. */
+static void live_output(struct pt_sink *k)
+{
+    FILE *fp = k->print_events ? run_live_out(fileno(k->out.fp)) : NULL;
+    if (fp == NULL)
+        return;
+    print_file = k->out.fp != stderr ? k->out.fp : NULL;
+    k->out.fp = fp;
 }
 
 static int create(const struct run_opts *o, pid_t pid, const trace_attr_t *a, int logfd,
@@ -228,6 +242,9 @@ static int finish(const struct run_opts *o, struct session *s, const trace_attr_
     }
     if (s->sink->out.fp != stderr)
         fclose(s->sink->out.fp);
+    if (print_file != NULL)
+        fclose(print_file);
+    print_file = NULL;
     s->sink->out.fp = stderr;
     if (!s->attach && !s->target_done)
         session_wait_rest(s);
@@ -289,8 +306,10 @@ int main(int argc, char **argv)
     if ((rc = start(&o, &s, &l, &a, logfd, &oldmask)) != 0)
         return rc;
     watch_untraced(&o, &s);
-    if (s.live)
+    if (s.live) {
+        live_output(&k);
         pt_sink_begin(&k);
+    }
     session_loop(&s);
     rc = finish(&o, &s, &a);
     if (logfd >= 0)

@@ -104,7 +104,8 @@ static const GOptionEntry entries[] = {
     { "pid", 'p', 0, G_OPTION_ARG_CALLBACK, set_number,
       "Attach to running process PID (libposixtrace loaded), until Ctrl-C or --duration", "PID" },
     O("duration", 0, G_OPTION_ARG_STRING, &ro.duration, "Stop tracing after SEC seconds", "SEC"),
-    O("stream-size", 0, G_OPTION_ARG_STRING, &ro.stream_size, "Stream size: 1 byte to 1G (default 4M)", "SIZE"),
+    O("stream-size", 0, G_OPTION_ARG_STRING, &ro.stream_size, "Stream size: 1 byte to 1G (default: live, 1/1024 of the memory from 4M to 64M; "
+      "4M with -o)", "SIZE"),
     O("max-data", 0, G_OPTION_ARG_STRING, &ro.max_data, "Largest user event data kept: 0 to 64K (default 256)", "SIZE"),
     O("policy", 0, G_OPTION_ARG_STRING, &ro.policy,
       "Stream full policy: loop, until-full, flush (flush needs -o; default: loop, flush with -o)",

@@ -78,7 +78,7 @@ void untraced_event(void *ctx, const struct pt_event *e)
     struct untraced *u = ctx;
     /* anything the new image recorded itself (a program that links the
      * library without the shim: a set-id one under a root controller) */
-    if (e->kind != PT_K_PREDEF && e->id != POSIXTRACE_EV_EXEC)
+    if (e->kind != PT_K_PREDEF && e->id != POSIXTRACE_EV_EXEC && g_hash_table_size(u->pending) > 0)
         g_hash_table_remove(u->pending, GINT_TO_POINTER((int)e->info.posix_pid));
     if (e->kind != PT_K_CALL)
         return;
