@@ -93,10 +93,27 @@ bool shim_record(struct shim_call *c)
     return true;
 }
 
+__thread struct posixtrace_inflight_cell *shim_cell __attribute__((tls_model("initial-exec")));
+
+struct posixtrace_inflight_cell *shim_cell_find(void)
+{
+    static __thread struct posixtrace_inflight_cell none
+        __attribute__((tls_model("initial-exec"))); /* no entry: written, never read */
+    struct posixtrace_inflight_cell *w = posixtrace_inflight_cell();
+    if (w == NULL)
+        w = &none;
+    shim_cell = w;
+    return w;
+}
+
 void shim_emit(struct shim_call *c)
 {
     if (likely(shim_record(c)) && unlikely(shim_cfg.stack_depth != 0))
         shim_record_stack(c->ra, c->p.hdr.tid);
+    /* recorded (or refused): no longer in flight; after the record, so that
+     * a controller ending the trace sees the call one way or the other */
+    if (likely(SHIM_IS_CALL(c->id)))
+        __atomic_store_n(&shim_cell->id, 0, __ATOMIC_RELEASE);
     /* The selector back as it was (system-call mode). An exec, recorded
      * before it is made, is made with the selector ALLOW (not recorded
      * again; the new image starts without dispatch); if it fails, its

@@ -38,6 +38,9 @@ static inline uint8_t pt_want_load(uint32_t id)
     return __atomic_load_n(&pt_want[id], __ATOMIC_RELAXED);
 }
 void pt_inbox_init(void);
+/* inflight.c: the calls in flight (doc/design.md "Calls in flight") */
+void pt_inflight_forget(int fd);                  /* a new image: the old one's cells */
+void pt_inflight_clear(uint32_t entry);           /* a thread's end: its registry entry's */
 void pt_inbox_refresh(void);                      /* answer the doorbell */
 void pt_inbox_ring_self(void);
 void pt_inbox_fork_private(void);
