@@ -132,14 +132,16 @@ static inline struct posixtrace_inflight_cell *shim_cell_get(void)
 /* Events of calls (not the address map, stacks, process_start, probe_def,
  * which are recorded without shim_emit or outside any call). */
 #define SHIM_IS_CALL(id) ((id) >= POSIXTRACE_EV_OPEN)
-static inline void shim_cell_open(struct posixtrace_inflight_cell *w)
+static inline uint32_t shim_cell_open(struct posixtrace_inflight_cell *w)
 {
-    __atomic_store_n(&w->seq, w->seq + 1, __ATOMIC_RELAXED);
+    uint32_t s = w->seq;
+    __atomic_store_n(&w->seq, s + 1, __ATOMIC_RELAXED);
     __atomic_thread_fence(__ATOMIC_RELEASE); /* seq odd before the fields change */
+    return s + 2;
 }
-static inline void shim_cell_close(struct posixtrace_inflight_cell *w)
+static inline void shim_cell_close(struct posixtrace_inflight_cell *w, uint32_t s)
 {
-    __atomic_store_n(&w->seq, w->seq + 1, __ATOMIC_RELEASE);
+    __atomic_store_n(&w->seq, s, __ATOMIC_RELEASE);
 }
 
 /* ---- building and recording one call ---- */
@@ -189,13 +191,12 @@ static inline bool shim_begin(struct shim_call *c, unsigned id, const void *ra)
         c->t0 = posixtrace_call_begin(id);
     }
     if (likely(SHIM_IS_CALL(id))) { /* in flight until shim_emit */
-        struct posixtrace_inflight_cell *w = shim_cell_get();
-        shim_cell_open(w);
+        struct posixtrace_inflight_cell *w = shim_cell_get(); /* its tid set there */
+        uint32_t s = shim_cell_open(w);
         w->id = id;
-        w->tid = shim_tid();
         w->nargs = 0;
         w->t0 = c->t0;
-        shim_cell_close(w);
+        shim_cell_close(w, s);
     }
     return true;
 }
@@ -207,12 +208,12 @@ static inline bool shim_begin(struct shim_call *c, unsigned id, const void *ra)
 static inline void shim_args(unsigned n, int64_t a0, int64_t a1, int64_t a2)
 {
     struct posixtrace_inflight_cell *w = shim_cell;
-    shim_cell_open(w);
+    uint32_t s = shim_cell_open(w);
     w->arg[0] = a0;
     w->arg[1] = a1;
     w->arg[2] = a2;
     w->nargs = n;
-    shim_cell_close(w);
+    shim_cell_close(w, s);
 }
 
 /* After the call: its result, errno if it failed. errno as the call left it

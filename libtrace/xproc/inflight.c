@@ -70,27 +70,6 @@ static bool cell_copy(const struct posixtrace_inflight_cell *c, struct posixtrac
     return false;
 }
 
-/* Is tid a live thread of pid? (A stale cell: a thread cancelled inside its
- * call, or one of an image that exec'd.) */
-static bool thread_alive(pid_t pid, uint32_t tid)
-{
-    char path[64], st = 0;
-    snprintf(path, sizeof path, "/proc/%d/task/%u/stat", (int)pid, tid);
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return false;
-    char buf[512];
-    ssize_t n = read(fd, buf, sizeof buf - 1);
-    close(fd);
-    if (n <= 0)
-        return false;
-    buf[n] = '\0';
-    const char *rp = strrchr(buf, ')');
-    if (rp != NULL && rp[1] == ' ')
-        st = rp[2];
-    return st != 'Z' && st != 'X' && st != 0;
-}
-
 /* The call's start in CLOCK_REALTIME ns (the stream's clock; 0: unknown). */
 static int64_t start_ns(const struct pt_shm *s, uint64_t t0, int64_t now)
 {
@@ -123,7 +102,7 @@ static unsigned member_cells(struct pt_handle *h, const struct pt_member *mb)
     for (uint32_t i = 0; i < PT_MAX_THREADS; i++) {
         struct posixtrace_inflight_cell c;
         if (!cell_copy(&cells[i], &c) || c.id < PT_SYS_FIRST || c.id >= PT_SYS_EVENTS ||
-            posixtrace_event_desc(c.id) == NULL || !thread_alive(pid, c.tid))
+            posixtrace_event_desc(c.id) == NULL || !pt_task_alive(pid, c.tid))
             continue;
         if ((atomic_load(&h->shm->filter[c.id >> 6]) >> (c.id & 63)) & 1)
             continue; /* the call's own type is filtered out */

@@ -19,6 +19,7 @@ struct pt_handle;
 /* ---- procfs.c ---- */
 int  pt_proc_stat(pid_t pid, char *state, uint64_t *start);
 bool pt_proc_alive(pid_t pid, uint64_t start);
+bool pt_task_alive(pid_t pid, uint32_t tid);      /* a thread of pid, not a zombie */
 int  pt_proc_ppid(pid_t pid, pid_t *ppid);
 int  pt_proc_euid(pid_t pid, uid_t *euid);
 
