@@ -188,6 +188,34 @@ def test_interrupt_shows_blocked_read():
     assert [x[:3] for x in u] == [(pid, pid, "read")], text
 
 
+def test_killed_in_call_not_unfinished():
+    """A process killed inside its call (SIGINT to the group, which cat does
+    not ignore) has ended: its end is told, its call is not shown in flight."""
+    r = subprocess.Popen([tool("posixtrace-run"), CAT], stdin=subprocess.PIPE,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=run_env(),
+                         start_new_session=True)
+    try:
+        err = Lines(r.stderr)
+        got = err.until(lambda l: 'process_start(' in l and 'exe="%s"' % REALCAT in l)
+        time.sleep(0.3)
+        os.killpg(r.pid, signal.SIGINT)
+        while True:
+            l = err.line()
+            if l is None:
+                break
+            got.append(l)
+        assert r.wait(timeout=TIMEOUT) == -signal.SIGINT
+    finally:
+        r.stdin.close()
+        if r.poll() is None:
+            r.kill()
+            r.wait()
+    text = "\n".join(got)
+    pid = cat_pid(text)
+    assert re.search(r"^\d+\.\d+ %d \+\+\+ killed by SIGINT \+\+\+$" % pid, text, re.M), text
+    assert "unfinished" not in text, text
+
+
 def test_attach_detach_shows_blocked_read():
     """-p PID of a program started with the shim preloaded (cat), detached at
     --duration while cat blocks in read: the read is shown, on cat's pid."""
