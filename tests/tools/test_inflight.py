@@ -109,6 +109,16 @@ def test_read_unfinished_in_log(tmp_path):
     assert [x["name"] for x in doc["traceEvents"] if x.get("ph") == "B"] == ["posixtrace:read"]
 
 
+def test_filter_applies_to_the_call():
+    """-e selects by the call's own event type: `-e read` shows the unfinished
+    read (posixtrace:call_unfinished itself is not named), `-e 'file,!read'`
+    does not."""
+    u = unfinished(piped_cat("-e", "read"))
+    assert [x[2] for x in u] == ["read"], u
+    err = piped_cat("-e", "'file,!read'")
+    assert unfinished(err) == [] and "unfinished" not in err, err
+
+
 def test_returned_calls_never_unfinished(tmp_path):
     """A program whose calls all return: no unfinished line, live or in a log."""
     p = subprocess.run(["sh", "-c", "echo hi | %s %s" % (tool("posixtrace-run"), CAT)],
