@@ -168,31 +168,37 @@ def test_threads_blocked_in_accept_wait_read():
     assert re.search(r' posixtrace:close\(fd=-1\) = -1 EBADF ', err), err
 
 
-def test_interrupt_shows_blocked_read():
-    """Ctrl-C (SIGINT to posixtrace-run's process group, twice: the first is
-    the program's) while the program, which ignores SIGINT, blocks in read."""
-    r = subprocess.Popen([tool("posixtrace-run"), "sh", "-c", "trap '' INT; exec %s 2>/dev/null" % CAT],
-                         stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
-                         stderr=subprocess.PIPE, env=run_env(), start_new_session=True)
+def interrupted(argv, signals):
+    """posixtrace-run ARGV (a cat reading a pipe kept open), SIGINT sent to
+    its process group `signals` times once cat runs: (its exit status, its
+    output up to EOF)."""
+    r = subprocess.Popen([tool("posixtrace-run")] + argv, stdin=subprocess.PIPE,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=run_env(),
+                         start_new_session=True)
     try:
         err = Lines(r.stderr)
         got = err.until(lambda l: 'process_start(' in l and 'exe="%s"' % REALCAT in l)
-        time.sleep(0.3)  # cat is in read by now
-        os.killpg(r.pid, signal.SIGINT)
-        time.sleep(0.3)
-        os.killpg(r.pid, signal.SIGINT)
+        for _ in range(signals):
+            time.sleep(0.3)  # cat is in read by now
+            os.killpg(r.pid, signal.SIGINT)
         while True:
             l = err.line()
             if l is None:
                 break
             got.append(l)
-        r.wait(timeout=TIMEOUT)  # (cat's error output is not its: EOF once it is gone)
+        return r.wait(timeout=TIMEOUT), "\n".join(got)
     finally:
         r.stdin.close()
         if r.poll() is None:
             r.kill()
             r.wait()
-    text = "\n".join(got)
+
+
+def test_interrupt_shows_blocked_read():
+    """Ctrl-C (SIGINT to posixtrace-run's process group, twice: the first is
+    the program's) while the program, which ignores SIGINT, blocks in read.
+    (cat's error output is not posixtrace-run's: EOF once that is gone.)"""
+    _, text = interrupted(["sh", "-c", "trap '' INT; exec %s 2>/dev/null" % CAT], 2)
     pid = cat_pid(text)
     u = unfinished(text)
     assert [x[:3] for x in u] == [(pid, pid, "read")], text
@@ -201,26 +207,8 @@ def test_interrupt_shows_blocked_read():
 def test_killed_in_call_not_unfinished():
     """A process killed inside its call (SIGINT to the group, which cat does
     not ignore) has ended: its end is told, its call is not shown in flight."""
-    r = subprocess.Popen([tool("posixtrace-run"), CAT], stdin=subprocess.PIPE,
-                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=run_env(),
-                         start_new_session=True)
-    try:
-        err = Lines(r.stderr)
-        got = err.until(lambda l: 'process_start(' in l and 'exe="%s"' % REALCAT in l)
-        time.sleep(0.3)
-        os.killpg(r.pid, signal.SIGINT)
-        while True:
-            l = err.line()
-            if l is None:
-                break
-            got.append(l)
-        assert r.wait(timeout=TIMEOUT) == -signal.SIGINT
-    finally:
-        r.stdin.close()
-        if r.poll() is None:
-            r.kill()
-            r.wait()
-    text = "\n".join(got)
+    rc, text = interrupted([CAT], 1)
+    assert rc == -signal.SIGINT, text
     pid = cat_pid(text)
     assert re.search(r"^\d+\.\d+ %d \+\+\+ killed by SIGINT \+\+\+$" % pid, text, re.M), text
     assert "unfinished" not in text, text
