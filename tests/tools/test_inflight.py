@@ -102,6 +102,7 @@ def test_read_unfinished_in_log(tmp_path):
     pid = cat_pid(text)
     u = unfinished(text)
     assert len(u) == 1 and u[0][:3] == (pid, pid, "read"), text
+    assert "posixtrace:read" not in tdump("-c", str(log)).out  # not a call made
     js = [e for e in json_lines(tdump("-j", "json", str(log)).out) if e.get("unfinished")]
     assert len(js) == 1 and js[0]["event"] == "posixtrace:read" and js[0]["args"]["fd"] == 0, js
     doc = json.loads(tdump("-j", "chrome", str(log)).out)
