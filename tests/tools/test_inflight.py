@@ -253,3 +253,29 @@ def test_attach_detach_shows_blocked_read():
     u = unfinished(text)
     assert [x[:3] for x in u] == [(t.pid, t.pid, "read")], text
     assert u[0][3].startswith("fd=0, count="), text
+
+
+def test_attached_program_exits_child_blocked():
+    """-p PID of a shell that starts cat in the background and exits: the
+    session ends with the shell, cat (forked after the attach, so traced) is
+    still blocked in read, and its read is shown on cat's pid."""
+    env = dict(os.environ, LD_PRELOAD=shim_path())
+    inner = "sleep 1; %s <&3 2>/dev/null & sleep 1.5" % CAT
+    t = subprocess.Popen(["sh", "-c", "exec sh -c '%s' 3<&0" % inner], stdin=subprocess.PIPE,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+    try:
+        p = subprocess.run([tool("posixtrace-run"), "-p", str(t.pid), "--duration", "20"],
+                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, timeout=TIMEOUT)
+        assert t.wait(timeout=TIMEOUT) == 0
+    finally:
+        t.stdin.close()
+        if t.poll() is None:
+            t.kill()
+            t.wait()
+    err = p.stderr.decode()
+    assert p.returncode == 0 and re.search(r"^[\d.]+ %d \+\+\+ exited with 0 \+\+\+$" % t.pid,
+                                           err, re.M), err
+    u = unfinished(err)
+    assert len(u) == 1 and u[0][0] == u[0][1] != t.pid and u[0][2] == "read", err
+    assert u[0][3].startswith("fd=0, count="), err
