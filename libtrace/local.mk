@@ -58,7 +58,8 @@ libtrace_libposixtrace_la_SOURCES = \
 	libtrace/xproc/inbox.c \
 	libtrace/xproc/discover.c \
 	libtrace/xproc/remote.c \
-	libtrace/xproc/reap.c
+	libtrace/xproc/reap.c \
+	libtrace/xproc/inflight.c
 libtrace_libposixtrace_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libtrace -I$(top_builddir)/libtrace
 libtrace_libposixtrace_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 libtrace_libposixtrace_la_LDFLAGS = -version-info 0:0:0 -no-undefined

@@ -54,15 +54,22 @@ uint32_t shim_tid(void)
     return t;
 }
 
+/* The cell of the call in flight (shim.h) carries the thread id: set when
+ * the cell is found, again when the cached id changes (fork, vfork). */
+__thread struct posixtrace_inflight_cell *shim_cell __attribute__((tls_model("initial-exec")));
+
 void shim_tid_reset(void)
 {
     tls_tid = 0;
+    shim_cell = NULL; /* a fork child: found again (the same entry), with its tid */
 }
 
 uint32_t shim_tid_swap(uint32_t t)
 {
     uint32_t old = tls_tid;
     tls_tid = t;
+    if (shim_cell != NULL) /* a vfork child writes its parent thread's cell */
+        shim_cell->tid = t != 0 ? t : shim_tid_fresh();
     return old;
 }
 
@@ -98,10 +105,27 @@ bool shim_record(struct shim_call *c)
     return true;
 }
 
+struct posixtrace_inflight_cell *shim_cell_find(void)
+{
+    static __thread struct posixtrace_inflight_cell none
+        __attribute__((tls_model("initial-exec"))); /* no entry: written, never read */
+    struct posixtrace_inflight_cell *w = posixtrace_inflight_cell();
+    if (w == NULL)
+        w = &none;
+    w->tid = shim_tid();
+    shim_cell = w;
+    return w;
+}
+
 void shim_emit(struct shim_call *c)
 {
     if (likely(shim_record(c)) && unlikely(shim_cfg.stack_depth != 0))
         shim_record_stack(c->ra, c->p.hdr.tid);
+    /* recorded (or refused): no longer in flight; after the record, so that
+     * a controller ending the trace sees the call one way or the other */
+    struct posixtrace_inflight_cell *w = shim_cell; /* NULL: a fork child's, not yet found */
+    if (likely(SHIM_IS_CALL(c->id) && w != NULL))
+        __atomic_store_n(&w->id, 0, __ATOMIC_RELEASE);
     /* The selector back as it was (system-call mode). An exec, recorded
      * before it is made, is made with the selector ALLOW (not recorded
      * again; the new image starts without dispatch); if it fails, its

@@ -79,6 +79,7 @@ static SHIM_NOINLINE int addr_rec(int conn, int fd, const struct sockaddr *a, so
     struct shim_call c;
     if (!shim_begin(&c, conn ? POSIXTRACE_EV_CONNECT : POSIXTRACE_EV_BIND, ra))
         return conn ? NEXT(connect)(fd, a, len) : NEXT(bind)(fd, a, len);
+    shim_args(1, fd, 0, 0);
     int r = conn ? NEXT(connect)(fd, a, len) : NEXT(bind)(fd, a, len);
     shim_end(&c, r, r < 0);
     if (conn)
@@ -134,6 +135,7 @@ static SHIM_NOINLINE int accept_rec(int four, int fd, struct sockaddr *a, sockle
     struct shim_call c;
     if (!shim_begin(&c, POSIXTRACE_EV_ACCEPT, ra))
         return four ? NEXT(accept4)(fd, a, len, flags) : NEXT(accept)(fd, a, len);
+    shim_args(2, fd, flags, 0);
     socklen_t cap = 0; /* len is used only with an address (the kernel ignores it) */
     bool have_cap = a != NULL && len != NULL && shim_peek(&cap, len, sizeof cap, SHIM_FRAME());
     int r = four ? NEXT(accept4)(fd, a, len, flags) : NEXT(accept)(fd, a, len);
@@ -169,6 +171,7 @@ static SHIM_NOINLINE ssize_t send_rec(int to, int fd, const void *buf, size_t n,
     struct shim_call c;
     if (!shim_begin(&c, POSIXTRACE_EV_SEND, ra))
         return to ? NEXT(sendto)(fd, buf, n, flags, a, alen) : NEXT(send)(fd, buf, n, flags);
+    shim_args(3, fd, (int64_t)n, flags);
     ssize_t r = to ? NEXT(sendto)(fd, buf, n, flags, a, alen) : NEXT(send)(fd, buf, n, flags);
     shim_end(&c, r, r < 0);
     shim_fix_send(&c, fd, n, flags);
@@ -233,6 +236,7 @@ static SHIM_NOINLINE ssize_t recv_rec(enum rkind k, int fd, void *buf, size_t n,
     struct shim_call c;
     if (!shim_begin(&c, POSIXTRACE_EV_RECV, ra))
         return call_recv(k, fd, buf, n, buflen, flags, a, alen);
+    shim_args(3, fd, (int64_t)n, flags);
     socklen_t cap = 0; /* alen is used only with an address (the kernel ignores it) */
     bool have_cap = a != NULL && alen != NULL && shim_peek(&cap, alen, sizeof cap, SHIM_FRAME());
     ssize_t r = call_recv(k, fd, buf, n, buflen, flags, a, alen);
@@ -300,6 +304,7 @@ static SHIM_NOINLINE ssize_t msg_rec(int rcv, int fd, struct msghdr *m, int flag
     struct shim_call c;
     if (!shim_begin(&c, rcv ? POSIXTRACE_EV_RECVMSG : POSIXTRACE_EV_SENDMSG, ra))
         return rcv ? NEXT(recvmsg)(fd, m, flags) : NEXT(sendmsg)(fd, m, flags);
+    shim_args(2, fd, flags, 0);
     /* recvmsg overwrites msg_namelen (the room) with the address's size */
     socklen_t cap = 0;
     bool have_cap = !rcv || (m != NULL && shim_peek(&cap, &m->msg_namelen, sizeof cap,

@@ -65,6 +65,7 @@ static SHIM_NOINLINE ssize_t rw_rec(enum rkind k, int fd, void *buf, size_t n, o
     unsigned ev = event_of(k);
     if (!shim_begin(&c, ev, ra))
         return call_rw(k, fd, buf, n, off, buflen);
+    shim_args(ev == POSIXTRACE_EV_READ || ev == POSIXTRACE_EV_WRITE ? 2 : 3, fd, (int64_t)n, off);
     ssize_t r = call_rw(k, fd, buf, n, off, buflen);
     shim_end(&c, r, r < 0);
     fixed_rw(&c, ev, fd, n, off);
@@ -169,6 +170,7 @@ static SHIM_NOINLINE ssize_t rwv_rec(int wr, int fd, const struct iovec *iov, in
     unsigned ev = wr ? POSIXTRACE_EV_WRITEV : POSIXTRACE_EV_READV;
     if (!shim_begin(&c, ev, ra))
         return wr ? NEXT(writev)(fd, iov, cnt) : NEXT(readv)(fd, iov, cnt);
+    shim_args(2, fd, cnt, 0);
     ssize_t r = wr ? NEXT(writev)(fd, iov, cnt) : NEXT(readv)(fd, iov, cnt);
     shim_end(&c, r, r < 0);
     if (wr)

@@ -119,6 +119,32 @@ const char *shim_exe_path(void);
 /* The stack event of the call made from ra (NULL: none), by thread tid. */
 void shim_record_stack(const void *ra, uint32_t tid);
 
+/* ---- core.c: the call in flight (doc/design.md "Calls in flight") ----
+ * Each thread's cell in its inbox (<posixtrace/record.h>), cached here; a
+ * thread that cannot have one writes a cell of its own nobody reads. Plain
+ * stores only: seq odd, the fields, seq even with release order. */
+extern __thread struct posixtrace_inflight_cell *shim_cell __attribute__((tls_model("initial-exec")));
+struct posixtrace_inflight_cell *shim_cell_find(void);
+static inline struct posixtrace_inflight_cell *shim_cell_get(void)
+{
+    struct posixtrace_inflight_cell *w = shim_cell;
+    return likely(w != NULL) ? w : shim_cell_find();
+}
+/* Events of calls (not the address map, stacks, process_start, probe_def,
+ * which are recorded without shim_emit or outside any call). */
+#define SHIM_IS_CALL(id) ((id) >= POSIXTRACE_EV_OPEN)
+static inline uint32_t shim_cell_open(struct posixtrace_inflight_cell *w)
+{
+    uint32_t s = w->seq;
+    __atomic_store_n(&w->seq, s + 1, __ATOMIC_RELAXED);
+    __atomic_thread_fence(__ATOMIC_RELEASE); /* seq odd before the fields change */
+    return s + 2;
+}
+static inline void shim_cell_close(struct posixtrace_inflight_cell *w, uint32_t s)
+{
+    __atomic_store_n(&w->seq, s, __ATOMIC_RELEASE);
+}
+
 /* ---- building and recording one call ---- */
 struct shim_call {
     unsigned id;
@@ -165,7 +191,30 @@ static inline bool shim_begin(struct shim_call *c, unsigned id, const void *ra)
         shim_report_modules();
         c->t0 = posixtrace_call_begin(id);
     }
+    if (likely(SHIM_IS_CALL(id))) { /* in flight until shim_emit */
+        struct posixtrace_inflight_cell *w = shim_cell_get(); /* its tid set there */
+        uint32_t s = shim_cell_open(w);
+        w->id = id;
+        w->nargs = 0;
+        w->t0 = c->t0;
+        shim_cell_close(w, s);
+    }
     return true;
+}
+
+/* The call's first integer arguments, published before the call is made
+ * (after shim_begin), in the order of the event's fixed fields, so that a
+ * controller can show a call still in progress at the end (doc/events.md
+ * posixtrace:call_unfinished). */
+static inline void shim_args(unsigned n, int64_t a0, int64_t a1, int64_t a2)
+{
+    struct posixtrace_inflight_cell *w = shim_cell;
+    uint32_t s = shim_cell_open(w);
+    w->arg[0] = a0;
+    w->arg[1] = a1;
+    w->arg[2] = a2;
+    w->nargs = n;
+    shim_cell_close(w, s);
 }
 
 /* After the call: its result, errno if it failed. errno as the call left it

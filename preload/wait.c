@@ -36,6 +36,7 @@ static SHIM_NOINLINE pid_t wait_rec(enum wkind k, pid_t pid, int *status, int op
     struct shim_call c;
     if (!shim_begin(&c, POSIXTRACE_EV_WAIT, ra))
         return call_wait(k, pid, status, options, ru);
+    shim_args(2, pid, (unsigned)options, 0);
     int st = 0;
     int *sp = status != NULL ? status : &st;
     pid_t r = call_wait(k, pid, sp, options, ru);
@@ -86,6 +87,7 @@ static SHIM_NOINLINE int waitid_rec(idtype_t idtype, id_t id, siginfo_t *info, i
     struct shim_call c;
     if (!shim_begin(&c, POSIXTRACE_EV_WAITID, ra))
         return NEXT(waitid)(idtype, id, info, options);
+    shim_args(3, (int64_t)(uint64_t)idtype, (int64_t)(uint64_t)id, (unsigned)options);
     int r = NEXT(waitid)(idtype, id, info, options);
     shim_end(&c, r, r < 0);
     bool ok = r == 0 && info != NULL;

@@ -136,6 +136,8 @@ void pt_decode(struct pt_event *e, struct pt_names *n, const struct posix_trace_
             pt_calls_refine(e);
             if (e->id == POSIXTRACE_EV_PROBE_DEF)
                 learn_probe(e);
+            if (e->id == POSIXTRACE_EV_CALL_UNFINISHED)
+                pt_unfinished_unwrap(e, n);
             e->tid = e->hdr.tid != 0 ? (int64_t)e->hdr.tid : -1; /* 0: none (process_end) */
             if (e->hdr.tid != 0)
                 pt_tidmap_learn(info->posix_pid, info->posix_thread_id, e->hdr.tid);
@@ -153,6 +155,8 @@ int pt_call_returns(const struct pt_event *e)
 
 int64_t pt_event_start_ns(const struct pt_event *e)
 {
+    if (e->unfinished && e->hdr.duration_ns <= (uint64_t)INT64_MAX)
+        return pt_ns_sub(e->ts_ns, (int64_t)e->hdr.duration_ns);
     if (!pt_call_returns(e))
         return e->ts_ns;
     if (e->hdr.duration_ns > (uint64_t)INT64_MAX)

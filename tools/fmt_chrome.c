@@ -160,9 +160,11 @@ void pt_chrome_event(struct pt_out *o, const struct pt_event *e)
     g_string_free(name, TRUE);
     g_string_append(s, ",\"cat\":");
     pt_esc_json_str(s, category(e));
-    g_string_append_printf(s, ",\"ph\":\"%s\",\"ts\":", slice ? "X" : "i");
+    g_string_append_printf(s, ",\"ph\":\"%s\",\"ts\":", slice ? "X" : e->unfinished ? "B" : "i");
     us(s, pt_ns_sub(pt_event_start_ns(e), o->t0));
-    if (slice) {
+    if (e->unfinished) {
+        /* an open-ended slice: begun, never ended */
+    } else if (slice) {
         g_string_append(s, ",\"dur\":");
         us(s, (int64_t)e->hdr.duration_ns);
     } else {
@@ -183,6 +185,10 @@ void pt_chrome_event(struct pt_out *o, const struct pt_event *e)
                 g_string_append_printf(a, "%s\"ret\":%" G_GINT64_FORMAT ",\"errno\":%d}",
                                        a->len > 1 ? "," : "", (gint64)e->hdr.ret, (int)e->hdr.err);
             }
+        }
+        if (e->unfinished) {
+            g_string_truncate(a, a->len - 1);
+            g_string_append(a, a->len > 1 ? ",\"unfinished\":true}" : "\"unfinished\":true}");
         }
         g_string_append(s, a->str);
         g_string_free(a, TRUE);

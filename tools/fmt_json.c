@@ -147,6 +147,9 @@ static void call_json(GString *s, const struct pt_event *e)
                                (guint64)e->hdr.duration_ns);
     g_string_append_printf(s, ",\"data_cut\":%s",
                            e->cut || (e->hdr.flags & POSIXTRACE_CALL_DATA_CUT) ? "true" : "false");
+    if (e->unfinished)
+        g_string_append_printf(s, ",\"unfinished\":true,\"start_ns\":%" G_GINT64_FORMAT,
+                               (gint64)pt_event_start_ns(e));
 }
 
 static void head_json(GString *s, const struct pt_out *o, const struct pt_event *e)

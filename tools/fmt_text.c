@@ -177,6 +177,8 @@ void pt_text_args(GString *s, const struct pt_out *o, const struct pt_event *e)
         }
         if (e->cut)
             g_string_append(s, e->nfields ? ", ..." : "...");
+        if (e->unfinished)
+            g_string_append(s, e->nfields ? ", <unfinished ...>" : "<unfinished ...>");
         break;
     }
 }
@@ -222,7 +224,7 @@ void pt_text_event(struct pt_out *o, const struct pt_event *e)
     g_string_append_c(s, '(');
     pt_text_args(s, o, e);
     g_string_append_c(s, ')');
-    if (e->kind == PT_K_CALL)
+    if (e->kind == PT_K_CALL && !e->unfinished)
         result_text(s, e);
     if (e->info.posix_truncation_status != POSIX_TRACE_NOT_TRUNCATED)
         g_string_append(s, e->info.posix_truncation_status == POSIX_TRACE_TRUNCATED_RECORD

@@ -23,7 +23,7 @@ tools_libptools_la_SOURCES = \
 	tools/fmt_chrome.c \
 	tools/filter_spec.c \
 	tools/fn_events.c \
-	tools/proc_end.c \
+	tools/proc_end.c tools/inflight.c \
 	tools/summary.c \
 	tools/symbolize.c \
 	tools/sym_elf.h \

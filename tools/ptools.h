@@ -18,6 +18,7 @@
  *   filter_spec.c  -e SPEC -> a set of event ids
  *   fn_events.c    function and system call names -> the events recording them
  *   proc_end.c     how each process ended (exit events, parents' waits)
+ *   inflight.c     calls unfinished at the end (posixtrace:call_unfinished) shown as the call
  *   summary.c      -c: the table per event type
  *   symbolize.c    program addresses -> module+offset, function, file:line
  *   sink.c         filtering (pid, tid, time window, event set) and dispatch
@@ -85,6 +86,7 @@ struct pt_event {
     int64_t tid;               /* kernel tid: from the call header, or learned; -1 unknown */
     const char *fn;            /* PT_K_CALL: the function of the family called, or NULL */
     const struct pt_probe *probe; /* a run-time probe's call (its descriptor is probe->desc) */
+    int unfinished;            /* a call in progress when the trace ended (inflight.c) */
 };
 /* Fills e from what getnext returned (info, data, len); names from n. */
 /* The field of a call event named name, if the payload holds it, else NULL. */
@@ -103,6 +105,9 @@ int64_t pt_event_start_ns(const struct pt_event *e);
 void pt_tidmap_learn(pid_t pid, pthread_t th, int64_t tid);
 int64_t pt_tidmap_get(pid_t pid, pthread_t th);
 void pt_tidmap_free(void);
+
+/* ---- inflight.c: posixtrace:call_unfinished shown as the call, unfinished ---- */
+void pt_unfinished_unwrap(struct pt_event *e, struct pt_names *n);
 
 /* ---- probes.c: run-time probes (1281 + k), from their specs ---- */
 struct pt_probe {

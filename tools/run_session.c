@@ -193,8 +193,12 @@ static int live_drain(struct session *s)
 
 void session_finish(struct session *s)
 {
+    if (s->live)
+        posix_trace_stop(s->trid); /* a call that returns from now on is not recorded */
+    /* the calls still in progress, as posixtrace:call_unfinished events
+     * (-o: into the log, before its last flush) */
+    posixtrace_stream_unfinished(s->trid, NULL);
     if (s->live) {
-        posix_trace_stop(s->trid);
         int rc = live_drain(s);
         if (rc != 0 && !s->read_error)
             pt_warn("reading the stream failed: %s", g_strerror(rc));

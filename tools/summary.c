@@ -40,7 +40,7 @@ static gboolean child_side(const struct pt_event *e)
 
 void pt_summary_add(struct pt_summary *s, const struct pt_event *e)
 {
-    if (child_side(e))
+    if (child_side(e) || e->unfinished) /* a call that did not end: not one made */
         return;
     struct row *r = g_hash_table_lookup(s->rows, e->name);
     if (r == NULL) {

@@ -59,6 +59,19 @@ int posixtrace_clock_choice(int *source, double *ticks_per_ns, const char **why)
  * a pre-recorded stream, pid <= 0). */
 int posixtrace_stream_process_end(trace_id_t trid, pid_t pid, int wstatus);
 
+/* Records into the active stream trid, from the controller, one event
+ * posixtrace:call_unfinished (doc/events.md) for each call still in progress
+ * in a process recording into the stream: a call a thread of the shim's
+ * published as begun and not yet recorded (doc/design.md "Calls in
+ * flight"). Processes that ended and threads that are gone are left out;
+ * so are calls whose own event type the stream's filter excludes. For a
+ * controller ending its trace (posixtrace-run: at the program's end with
+ * others still running, --duration, an interrupt, a -p detach), best after
+ * posix_trace_stop(): a call that returns later is then not recorded.
+ * Recorded while the stream runs or is suspended. 0 and the number recorded
+ * in *n (if not NULL), or EINVAL (a bad trid, a pre-recorded stream). */
+int posixtrace_stream_unfinished(trace_id_t trid, size_t *n);
+
 /* Bounds of the stream attributes (posix_trace_attr_setstreamsize() and
  * posix_trace_attr_setmaxdatasize() refuse more with EINVAL). */
 #define POSIXTRACE_STREAM_SIZE_MAX ((size_t)1 << 30)

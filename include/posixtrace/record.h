@@ -18,6 +18,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <trace.h>
+#include <posixtrace/inflight.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -69,6 +70,12 @@ uint64_t posixtrace_call_begin(trace_event_id_t id);
  * than the header: duration_ns is left as it is. */
 void posixtrace_sys_call(trace_event_id_t id, void *data, size_t len, const void *prog_addr,
                          uint64_t t0);
+
+/* The calling thread's cell (claiming its registry entry if it has none),
+ * or NULL when it cannot have one. The address stays valid for the thread's
+ * life (across fork in the child too); an interposer caches it in its own
+ * thread-local storage. Not async-signal-safe the first time in a thread. */
+struct posixtrace_inflight_cell *posixtrace_inflight_cell(void);
 
 /* For interposers of the exec family (the shim) that call the C library's
  * exec function themselves: call this just before it. The process's own

@@ -78,6 +78,9 @@ void pt_put(struct pt_handle *h);
 int  pt_handle_new(struct pt_shm *s, size_t size, int fd, int att, trace_id_t *trid,
                    struct pt_handle **out);
 int  pt_get_active(trace_id_t trid, struct pt_handle **h);
+/* A controller's system event into h's stream (stream.c; ring.h PT_REC_*). */
+void pt_ctl_event(struct pt_handle *h, trace_event_id_t id, const void *d, size_t len,
+                  uint64_t addr, unsigned flags);
 int  pt_handle_begin_destroy(struct pt_handle *h);
 void pt_handle_wait_last(struct pt_handle *h);
 void pt_handle_destroy(struct pt_handle *h);      /* after shutdown logic */

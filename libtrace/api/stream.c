@@ -237,8 +237,8 @@ void pt_stream_filter(struct pt_shm *s, trace_event_set_t *f)
 
 /* A controller call's system event: through this process's attachment when
  * it traces itself, else through the controller's own slot. */
-static void ctl_event(struct pt_handle *h, trace_event_id_t id, const void *d, size_t len,
-                      uint64_t addr, unsigned flags)
+void pt_ctl_event(struct pt_handle *h, trace_event_id_t id, const void *d, size_t len,
+                  uint64_t addr, unsigned flags)
 {
     if (h->att >= 0)
         pt_record(h->shm, h->att, id, d, len, addr, flags);
@@ -268,7 +268,7 @@ PT_API int posix_trace_start(trace_id_t trid)
     if (atomic_load(&s->state) == PT_ST_SUSPENDED) {
         trace_event_set_t f;
         pt_stream_filter(s, &f);
-        ctl_event(h, POSIX_TRACE_START, &f, sizeof f,
+        pt_ctl_event(h, POSIX_TRACE_START, &f, sizeof f,
                   (uint64_t)(uintptr_t)__builtin_return_address(0), PT_REC_FORCE);
         uint32_t susp = PT_ST_SUSPENDED;
         atomic_compare_exchange_strong(&s->state, &susp, PT_ST_RUNNING);
@@ -298,7 +298,7 @@ PT_API int posixtrace_stream_process_end(trace_id_t trid, pid_t pid, int wstatus
     if (rc != 0)
         return rc;
     pthread_mutex_lock(&h->mlock);
-    ctl_event(h, POSIXTRACE_EV_PROCESS_END, &p, sizeof p,
+    pt_ctl_event(h, POSIXTRACE_EV_PROCESS_END, &p, sizeof p,
               (uint64_t)(uintptr_t)__builtin_return_address(0), PT_REC_FORCE);
     pthread_mutex_unlock(&h->mlock);
     pt_put(h);
@@ -313,7 +313,7 @@ static void stop_stream(struct pt_handle *h, uint64_t addr)
     if (atomic_compare_exchange_strong(&s->state, &run, PT_ST_SUSPENDED)) {
         changed(h);
         int aut = 0;
-        ctl_event(h, POSIX_TRACE_STOP, &aut, sizeof aut, addr, PT_REC_FORCE);
+        pt_ctl_event(h, POSIX_TRACE_STOP, &aut, sizeof aut, addr, PT_REC_FORCE);
     }
     pthread_mutex_unlock(&h->mlock);
 }
@@ -640,7 +640,7 @@ PT_API int posix_trace_set_filter(trace_id_t trid, const trace_event_set_t *set,
     }
     changed(h);
     if (atomic_load(&s->state) == PT_ST_RUNNING)
-        ctl_event(h, POSIX_TRACE_FILTER, both, sizeof both,
+        pt_ctl_event(h, POSIX_TRACE_FILTER, both, sizeof both,
                   (uint64_t)(uintptr_t)__builtin_return_address(0), 0);
     pthread_mutex_unlock(&h->mlock);
     pt_put(h);

@@ -64,6 +64,7 @@ static void thread_exit(void *unused)
         return;
     struct pt_thread *t = &pt_threads[i - 1];
     pt_thread_release_slots(t);
+    pt_inflight_clear(i - 1);
     tls_index = 0;
     atomic_store_explicit(&t->used, 0, memory_order_release);
 }

@@ -703,7 +703,7 @@ void pt_record_ctl(struct pt_shm *s, uint32_t *slot, struct pt_wcur *w, uint32_t
     uint32_t st = atomic_load(&s->state);
     if (st != PT_ST_RUNNING && !(flags & PT_REC_FORCE && st == PT_ST_SUSPENDED))
         return;
-    if ((atomic_load(&s->filter[id >> 6]) >> (id & 63)) & 1)
+    if (!(flags & PT_REC_NOFILTER) && ((atomic_load(&s->filter[id >> 6]) >> (id & 63)) & 1))
         return;
     if (*slot == PT_NONE) {
         /* the lowest free slot, like a writer's: readers scan slots up to

@@ -91,6 +91,7 @@ static inline uint32_t pt_slot_of(uint16_t v)
 }
 #define PT_REC_FORCE 1u   /* record even while suspended (start/stop events) */
 #define PT_REC_SYS   2u   /* a system event: data up to PT_SYS_DATA_MAX */
+#define PT_REC_NOFILTER 4u /* pt_record_ctl: the caller applied the filter (xproc/inflight.c) */
 void pt_record(struct pt_shm *s, int att, trace_event_id_t id, const void *data,
                size_t len, uint64_t addr, unsigned flags);
 void pt_note_loss(struct pt_shm *s, uint64_t n, uint32_t err);

@@ -106,7 +106,7 @@ static int create_inbox(const struct pt_inbox *tmpl, int at)
     }
     /* a new process has no names yet: only what precedes them is written,
      * the rest stays as ftruncate made it (no page of the memfd allocated) */
-    size_t len = tmpl != NULL ? sizeof *m : offsetof(struct pt_inbox, names);
+    size_t len = tmpl != NULL ? sizeof m->ib : offsetof(struct pt_inbox, names);
     if (tmpl != NULL) {
         memset(m, 0, sizeof *m);
         m->ib = *tmpl;
@@ -172,6 +172,7 @@ void pt_inbox_init(void)
             PT_INBOX->fd = fd;
             memset(pt_want, 0, PT_WANT_BYTES);
             memset(PT_INBOX->names, 0, sizeof PT_INBOX->names); /* the old image's */
+            pt_inflight_forget(fd); /* the old image's threads */
             inbox_ready = 1;
             pt_inbox_ring(PT_INBOX);
             pt_inbox_refresh();

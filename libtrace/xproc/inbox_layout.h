@@ -14,8 +14,12 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <posixtrace/inflight.h>
 #include "../ring/shm_layout.h"
 
+#ifndef PT_MAX_THREADS
+#define PT_MAX_THREADS 1024u
+#endif
 #ifndef PT_MAX_ATTACH
 #define PT_MAX_ATTACH TRACE_SYS_MAX
 #endif
@@ -25,9 +29,10 @@
 #define PT_WANT_BELL    2u                         /* the inbox changed: look */
 #define PT_WANT_ONS     UINT64_C(0x0101010101010101)
 #define PT_WANT_BELLS   UINT64_C(0x0202020202020202)
-#define PT_INBOX_SIZE   81920u
+#define PT_INBOX_CELLS_OFF 81920u                  /* the calls in flight, a cell per thread */
+#define PT_INBOX_SIZE   (PT_INBOX_CELLS_OFF + PT_MAX_THREADS * 64u)
 #define PT_INBOX_MAGIC  UINT64_C(0x3158424e49525450) /* "PTRINBX1" */
-#define PT_INBOX_VERSION 3u                        /* 3: ids up to 2047; 2: no lock, sealed memfd */
+#define PT_INBOX_VERSION 4u  /* 4: calls in flight; 3: ids up to 2047; 2: no lock, sealed memfd */
 #define PT_INBOX_SEALS  (F_SEAL_SHRINK | F_SEAL_GROW) /* a mapper never gets SIGBUS */
 #define PT_INBOX_FD_MIN 1000                       /* its descriptor: the first free from here */
 #define PT_INBOX_NAME   "posixtrace-inbox"
@@ -67,11 +72,21 @@ struct pt_inbox {
      * stream for it copies them ("stored for future trace streams") */
     struct pt_name names[TRACE_USER_EVENT_MAX];
 };
+/* After the header, entries and names (struct pt_inbox, which copies of
+ * the inbox hold), at PT_INBOX_CELLS_OFF: one struct posixtrace_inflight_cell
+ * (<posixtrace/record.h>) per thread registry entry, written by that thread
+ * only (doc/design.md "Calls in flight"). */
 union pt_inbox_mem {
     struct pt_inbox ib;
     unsigned char bytes[PT_INBOX_SIZE];
 };
-_Static_assert(sizeof(struct pt_inbox) <= PT_INBOX_SIZE, "inbox size");
+static inline struct posixtrace_inflight_cell *pt_inbox_cells(void *ib)
+{
+    return (struct posixtrace_inflight_cell *)((unsigned char *)ib + PT_INBOX_CELLS_OFF);
+}
+_Static_assert(sizeof(struct pt_inbox) <= PT_INBOX_CELLS_OFF, "inbox size");
+_Static_assert(sizeof(struct posixtrace_inflight_cell) == 64, "a cell per cache line");
+_Static_assert(PT_INBOX_CELLS_OFF % 4096 == 0, "the cells on pages of their own");
 _Static_assert(offsetof(struct pt_inbox, want) == 0, "the want table first: one load");
 _Static_assert(PT_WANT_BYTES >= PT_ID_MAX + 1 && PT_WANT_BYTES % 64 == 0, "a want byte per id");
 _Static_assert(sizeof(struct pt_inbox_ent) == 64, "an entry per cache line");

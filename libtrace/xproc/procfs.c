@@ -10,10 +10,8 @@
 
 /* The fields of /proc/<pid>/stat after the command name (from field 3, the
  * state), in buf. NULL with *err set (ESRCH: no such process). */
-static const char *read_stat(pid_t pid, char *buf, size_t size, int *err)
+static const char *read_stat_at(const char *path, char *buf, size_t size, int *err)
 {
-    char path[40];
-    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     if (fd < 0) {
         *err = errno == ENOENT ? ESRCH : errno;
@@ -28,6 +26,13 @@ static const char *read_stat(pid_t pid, char *buf, size_t size, int *err)
     char *p = strrchr(buf, ')'); /* the command name may hold anything */
     *err = EIO;
     return p == NULL || p[1] != ' ' ? NULL : p + 2;
+}
+
+static const char *read_stat(pid_t pid, char *buf, size_t size, int *err)
+{
+    char path[40];
+    snprintf(path, sizeof path, "/proc/%d/stat", (int)pid);
+    return read_stat_at(path, buf, size, err);
 }
 
 /* Reads /proc/<pid>/stat: the state letter and the start time (field 22,
@@ -77,6 +82,16 @@ bool pt_proc_alive(pid_t pid, uint64_t start)
     if (pid <= 0 || pt_proc_stat(pid, &st, &s) != 0)
         return false;
     return s == start && st != 'Z' && st != 'X' && st != 'x';
+}
+
+/* Is thread tid of process pid still there (not a zombie)? */
+bool pt_task_alive(pid_t pid, uint32_t tid)
+{
+    char path[64], buf[512];
+    int err;
+    snprintf(path, sizeof path, "/proc/%d/task/%u/stat", (int)pid, tid);
+    const char *p = read_stat_at(path, buf, sizeof buf, &err);
+    return p != NULL && *p != 'Z' && *p != 'X' && *p != 'x';
 }
 
 /* The effective uid of `pid` (the second value of the Uid: line of

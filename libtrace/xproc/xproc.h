@@ -19,6 +19,7 @@ struct pt_handle;
 /* ---- procfs.c ---- */
 int  pt_proc_stat(pid_t pid, char *state, uint64_t *start);
 bool pt_proc_alive(pid_t pid, uint64_t start);
+bool pt_task_alive(pid_t pid, uint32_t tid);      /* a thread of pid, not a zombie */
 int  pt_proc_ppid(pid_t pid, pid_t *ppid);
 int  pt_proc_euid(pid_t pid, uid_t *euid);
 
@@ -38,6 +39,9 @@ static inline uint8_t pt_want_load(uint32_t id)
     return __atomic_load_n(&pt_want[id], __ATOMIC_RELAXED);
 }
 void pt_inbox_init(void);
+/* inflight.c: the calls in flight (doc/design.md "Calls in flight") */
+void pt_inflight_forget(int fd);                  /* a new image: the old one's cells */
+void pt_inflight_clear(uint32_t entry);           /* a thread's end: its registry entry's */
 void pt_inbox_refresh(void);                      /* answer the doorbell */
 void pt_inbox_ring_self(void);
 void pt_inbox_fork_private(void);

@@ -128,10 +128,11 @@ def check_json_event(e):
 
 def check_chrome(doc):
     """The Chrome Trace Event format's required fields (the JSON Object
-    Format: traceEvents; every event name/ph/ts/pid/tid, dur for "X", s for "i")."""
+    Format: traceEvents; every event name/ph/ts/pid/tid, dur for "X", s for "i";
+    "B" only for a call unfinished at the end, marked so in its args)."""
     assert isinstance(doc["traceEvents"], list)
     for e in doc["traceEvents"]:
-        assert e["ph"] in ("X", "i", "M"), e
+        assert e["ph"] in ("X", "i", "M", "B"), e
         assert isinstance(e["name"], str) and isinstance(e["pid"], int) and isinstance(e["tid"], int)
         if e["ph"] == "M":
             assert e["name"] in ("process_name", "thread_name") and isinstance(e["args"]["name"], str)
@@ -139,6 +140,8 @@ def check_chrome(doc):
         assert isinstance(e["ts"], (int, float)), e
         if e["ph"] == "X":
             assert isinstance(e["dur"], (int, float)) and e["dur"] >= 0, e
+        elif e["ph"] == "B":
+            assert e["args"]["unfinished"] is True, e
         else:
             assert e["s"] in ("t", "p", "g"), e
 

@@ -24,3 +24,9 @@ EXTRA_DIST += \
 # Call stacks and their symbols (test_tools_stacks.py): the test compiles
 # t203_stacks.c itself (gcc -g), twice (the build-id check).
 EXTRA_DIST += tests/tools/test_tools_stacks.py tests/tools/t203_stacks.c
+
+# Calls unfinished when the trace ends (issue 18, test_inflight.py): threads
+# blocked in accept, waitpid and read; a plain program, run under the shim.
+check_PROGRAMS += tests/tools/t204_inflight
+tests_tools_t204_inflight_LDADD = -lpthread
+EXTRA_DIST += tests/tools/test_inflight.py

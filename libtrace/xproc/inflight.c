@@ -1,0 +1,152 @@
+/*
+ * Calls in flight (doc/design.md "Calls in flight"): each thread of a traced
+ * process publishes the call it is in, in a cell of its process's inbox
+ * (inbox_layout.h, PT_INBOX_CELLS_OFF); a controller ending its trace reads
+ * every member's cells and records each call still in progress as the
+ * event posixtrace:call_unfinished (posixtrace_stream_unfinished).
+ *
+ * The cell's writer is its thread alone (the shim, preload/shim.h): seq odd,
+ * the fields, seq even (release); the reader copies the cell between two
+ * reads of seq (acquire) and keeps the copy only if both are the same even
+ * value. Everything read is untrusted (the target's memory): the event id is
+ * checked against the shim's ids, the argument count bounded.
+ */
+#include "../internal.h"
+#include <fcntl.h>
+#include <posixtrace/control.h>
+#include <posixtrace/events.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* <posixtrace/record.h>: the calling thread's cell (its registry entry's). */
+PT_API struct posixtrace_inflight_cell *posixtrace_inflight_cell(void)
+{
+    struct pt_thread *t = pt_thread_self();
+    if (t == NULL || t == &pt_threads[PT_MAX_THREADS - 1]) /* the shared fallback entry */
+        return NULL;
+    return &pt_inbox_cells(&__posixtrace_want)[t - pt_threads];
+}
+
+/* A thread's end: its registry entry (and so its cell) goes to the next. */
+void pt_inflight_clear(uint32_t entry)
+{
+    if (entry >= PT_MAX_THREADS - 1)
+        return;
+    struct posixtrace_inflight_cell *c = &pt_inbox_cells(&__posixtrace_want)[entry];
+    if (__atomic_load_n(&c->id, __ATOMIC_RELAXED) != 0)
+        __atomic_store_n(&c->id, 0, __ATOMIC_RELEASE);
+}
+
+/* A new image keeps its inbox from before the exec: the old image's cells
+ * are given back to the memfd as zeros (no page touched, no page kept). */
+void pt_inflight_forget(int fd)
+{
+    if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, PT_INBOX_CELLS_OFF,
+                  (off_t)PT_MAX_THREADS * sizeof(struct posixtrace_inflight_cell)) != 0)
+        memset(pt_inbox_cells(&__posixtrace_want), 0,
+               PT_MAX_THREADS * sizeof(struct posixtrace_inflight_cell));
+}
+
+/* A consistent copy of cell c (seqlock), or false (being written, torn). */
+static bool cell_copy(const struct posixtrace_inflight_cell *c, struct posixtrace_inflight_cell *out)
+{
+    for (int tries = 0; tries < 4; tries++) {
+        uint32_t s1 = __atomic_load_n(&c->seq, __ATOMIC_ACQUIRE);
+        if (s1 & 1)
+            continue;
+        out->id = __atomic_load_n(&c->id, __ATOMIC_RELAXED);
+        if (out->id == 0)
+            return false;
+        out->tid = __atomic_load_n(&c->tid, __ATOMIC_RELAXED);
+        out->nargs = __atomic_load_n(&c->nargs, __ATOMIC_RELAXED);
+        out->t0 = __atomic_load_n(&c->t0, __ATOMIC_RELAXED);
+        for (unsigned i = 0; i < POSIXTRACE_INFLIGHT_ARGS; i++)
+            out->arg[i] = __atomic_load_n(&c->arg[i], __ATOMIC_RELAXED);
+        atomic_thread_fence(memory_order_acquire);
+        if (__atomic_load_n(&c->seq, __ATOMIC_RELAXED) == s1)
+            return true;
+    }
+    return false;
+}
+
+/* The call's start in CLOCK_REALTIME ns (the stream's clock; 0: unknown). */
+static int64_t start_ns(const struct pt_shm *s, uint64_t t0, int64_t now)
+{
+    if (t0 == 0)
+        return now;
+    if (s->clock_mode == PT_CLOCK_REALTIME)
+        return (int64_t)t0 <= now ? (int64_t)t0 : now;
+    int64_t pair_ns;
+    uint64_t ticks = pt_tsc_pair(CLOCK_REALTIME, &pair_ns);
+    if (!(s->ticks_per_ns > 0.0) || t0 > ticks)
+        return now;
+    int64_t ns = pt_ns_after(pair_ns, -(int64_t)(ticks - t0), s->ticks_per_ns);
+    return ns <= now ? ns : now;
+}
+
+struct unfinished_payload {
+    struct posixtrace_call_hdr hdr;
+    uint64_t pid, event, nargs;
+    uint64_t arg[POSIXTRACE_INFLIGHT_ARGS];
+};
+
+static unsigned member_cells(struct pt_handle *h, const struct pt_member *mb)
+{
+    struct pt_inbox *ib;
+    pid_t pid = (pid_t)mb->pid;
+    if (pt_remote_open_inbox(pid, mb->start, mb->inbox_fd, &ib) != 0)
+        return 0;
+    unsigned found = 0;
+    const struct posixtrace_inflight_cell *cells = pt_inbox_cells(ib);
+    for (uint32_t i = 0; i < PT_MAX_THREADS; i++) {
+        struct posixtrace_inflight_cell c;
+        if (!cell_copy(&cells[i], &c) || c.id < PT_SYS_FIRST || c.id >= PT_SYS_EVENTS ||
+            posixtrace_event_desc(c.id) == NULL || !pt_task_alive(pid, c.tid))
+            continue;
+        if ((atomic_load(&h->shm->filter[c.id >> 6]) >> (c.id & 63)) & 1)
+            continue; /* the call's own type is filtered out */
+        int64_t now = pt_realtime_ns(), t = start_ns(h->shm, c.t0, now);
+        struct unfinished_payload p = {
+            .hdr = { .version = POSIXTRACE_PAYLOAD_VERSION,
+                     .hdr_size = sizeof(struct posixtrace_call_hdr),
+                     .duration_ns = (uint64_t)(now - t),
+                     .tid = c.tid,
+                     .flags = POSIXTRACE_CALL_NORETURN },
+            .pid = (uint64_t)(int64_t)pid,
+            .event = c.id,
+            .nargs = c.nargs < POSIXTRACE_INFLIGHT_ARGS ? c.nargs : POSIXTRACE_INFLIGHT_ARGS,
+        };
+        for (unsigned k = 0; k < p.nargs; k++)
+            p.arg[k] = (uint64_t)c.arg[k];
+        /* no program address: the call's is not published */
+        pt_ctl_event(h, POSIXTRACE_EV_CALL_UNFINISHED, &p, sizeof p, 0,
+                     PT_REC_FORCE | PT_REC_NOFILTER);
+        found++;
+    }
+    pt_remote_close_inbox(ib);
+    return found;
+}
+
+/* <posixtrace/control.h> */
+PT_API int posixtrace_stream_unfinished(trace_id_t trid, size_t *n)
+{
+    struct pt_handle *h;
+    int rc = pt_get_active(trid, &h);
+    if (rc != 0)
+        return rc;
+    size_t found = 0;
+    pthread_mutex_lock(&h->mlock);
+    for (unsigned m = 0; m < PT_MAX_MEMBERS; m++) {
+        const struct pt_member *mb = &h->shm->members[m];
+        if (atomic_load(&mb->state) != 2 || mb->pid == 0 ||
+            (mb->pid == pt_pid && mb->start == pt_start))
+            continue;
+        found += member_cells(h, mb);
+    }
+    pthread_mutex_unlock(&h->mlock);
+    pt_put(h);
+    if (n != NULL)
+        *n = found;
+    return 0;
+}
