@@ -6,6 +6,7 @@
 #define POSIXTRACE_CONTROL_H
 
 #include <sys/types.h>
+#include <time.h>
 #include <trace.h>
 
 #ifdef __cplusplus
@@ -70,6 +71,22 @@ int posixtrace_stream_process_end(trace_id_t trid, pid_t pid, int wstatus);
  * stream's chunk size, which grows with the max-data-size attribute).
  * 0 and *n, or EINVAL (a not initialized, or n NULL). */
 int posixtrace_attr_getminlogsize(const trace_attr_t *a, size_t *n);
+
+/* Blocking writers, an extension (doc/semantics.md "Blocking writers"): a
+ * writer that finds the stream full waits, up to *timeout per event, for its
+ * consumer (a reader of the stream, or the flusher of a FLUSH stream) to
+ * make room, instead of losing or overwriting events; only then does the
+ * stream-full-policy apply as usual. Never with nobody consuming: then a
+ * writer does not wait at all. timeout NULL: off (the default, the standard
+ * policies unchanged); else more than 0 and at most
+ * POSIXTRACE_BLOCK_TIMEOUT_MAX_MS milliseconds. 0, or EINVAL (a not
+ * initialized, a timeout out of that range or not normalized). */
+#define POSIXTRACE_BLOCK_TIMEOUT_MAX_MS 10000
+int posixtrace_attr_setblocking(trace_attr_t *a, const struct timespec *timeout);
+/* The timeout set, {0, 0} when off. 0, or EINVAL (a not initialized, or
+ * timeout NULL). posix_trace_get_attr() of an active stream gives its own;
+ * a pre-recorded stream's is off. */
+int posixtrace_attr_getblocking(const trace_attr_t *a, struct timespec *timeout);
 
 #ifdef __cplusplus
 }

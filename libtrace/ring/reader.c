@@ -265,6 +265,8 @@ int pt_read_next(struct pt_handle *h, struct posix_trace_event_info *ev, void *d
     if (ev == NULL || len == NULL || unavailable == NULL || (data == NULL && num != 0))
         return EINVAL;
     pthread_mutex_lock(&h->rlock);
+    if (unlikely(s->block_ns != 0))
+        pt_block_consumer(s); /* writers may wait for this thread (block.c) */
     int rc = 0, napped = 0;
     for (;;) {
         if (atomic_load(&s->state) == PT_ST_SHUTDOWN || h->dying) {
