@@ -2,7 +2,8 @@
  * The recording path: posix_trace_event() and the system events.
  *
  * Lock-free, allocation-free, system-call-free (but for waking a reader that
- * sleeps), async-signal-safe. Each (thread, stream, nesting level) owns a
+ * sleeps, and, with blocking writers on, waiting for room in a full stream:
+ * block.c), async-signal-safe. Each (thread, stream, nesting level) owns a
  * writer slot whose chain of chunks only it appends to, so recording an
  * event is a plain single-producer write:
  *   1. store the timestamp, then PENDING in the commit word (release);

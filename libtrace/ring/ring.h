@@ -10,7 +10,8 @@
  *   length, a count) is used before it is checked; a process's own
  *   positions (struct pt_wcur, the reader's pt_rslot) are process memory.
  * - The recording path (record.c) takes no lock, makes no system call and
- *   allocates nothing; a chunk has one writer at a time; a slot's rhead is
+ *   allocates nothing (a full stream with blocking writers on waits on a
+ *   futex, outside the fast path: block.c); a chunk has one writer at a time; a slot's rhead is
  *   the consumer's (consume.h), changed by others only by CAS of a tagged
  *   word (tagged.h).
  * - Written bytes never exceed the budgets of the events written: a chunk
