@@ -60,3 +60,38 @@ def test_block_range(value):
     anything runs; the message names the option, the value and the range."""
     p = trun("--block=" + value, "true", rc=125)
     assert "--block %s: expected a whole number from 1 to 10000" % value in p.err
+
+
+def test_block_dead_controller_releases_writers(tmp_path):
+    """posixtrace-run stopped (SIGSTOP: its reader stalls, the traced dd waits
+    for room, up to 10 s per --block=10000) then killed (SIGKILL): the
+    writer sees the controller dead (its alive page) and goes on at once,
+    untraced: the shell's mark after dd appears within 6 s of the kill, not
+    after the 10 s timeout."""
+    import os
+    import signal
+    import subprocess
+    import time
+    from toolscommon import tool
+    mark = tmp_path / "done"
+    p = subprocess.Popen([tool("posixtrace-run"), "--block=10000", "--stream-size", "64K", "--",
+                          "sh", "-c", "dd bs=1 count=1000000 if=/dev/zero of=/dev/null "
+                          "2>/dev/null; touch %s" % mark],
+                         stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL)
+    try:
+        time.sleep(0.5)
+        assert p.poll() is None and not mark.exists(), "dd finished before the stop"
+        os.kill(p.pid, signal.SIGSTOP)
+        time.sleep(0.3)
+        os.kill(p.pid, signal.SIGKILL)
+        killed = time.monotonic()
+        p.wait(timeout=10)
+        while not mark.exists() and time.monotonic() - killed < 20:
+            time.sleep(0.05)
+        took = time.monotonic() - killed
+        assert mark.exists() and took < 6, "dd went on %.1f s after the kill" % took
+    finally:
+        if p.poll() is None:
+            p.kill()
+            p.wait(timeout=10)
