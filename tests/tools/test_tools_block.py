@@ -42,6 +42,7 @@ def test_block_dd_every_event(tmp_path):
     p = trun("--stream-size", "64K", "--print-to", out, *DD, timeout=120)
     total, lost = end_line(p.err)
     assert lost > 0 and rw_counts(out.read_text()) != (20000, 20000)
+    assert ", --block to make it wait," in p.err
 
 
 def test_block_log(tmp_path):
