@@ -87,6 +87,15 @@ int posixtrace_attr_setblocking(trace_attr_t *a, const struct timespec *timeout)
  * timeout NULL). posix_trace_get_attr() of an active stream gives its own;
  * a pre-recorded stream's is off. */
 int posixtrace_attr_getblocking(const trace_attr_t *a, struct timespec *timeout);
+/* The calling thread will read the active stream trid with the getnext
+ * family: blocking writers wait for it from now on, as they do once it has
+ * called one of them. For a controller that lets the traced program run
+ * before its first read (posixtrace-run), which would otherwise lose what
+ * the program records meanwhile. No effect without blocking writers. 0, or
+ * EINVAL (a bad trid, a pre-recorded stream, a stream with a log: its
+ * events are read from the log, and a FLUSH stream's flusher is its
+ * consumer). */
+int posixtrace_stream_consumer(trace_id_t trid);
 
 #ifdef __cplusplus
 }

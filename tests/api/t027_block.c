@@ -9,6 +9,9 @@
  *       WRITERS threads record N events each (data: writer << 32 | seq)
  *       while the main thread reads slowly (1 ms asleep every 50 events):
  *       prints what arrived, per writer in order or not, and the losses
+ *   t027_block declared POLICY BLOCK_MS WRITERS N
+ *       the same, the reader declared with posixtrace_stream_consumer and
+ *       reading only 300 ms after the writers began
  *   t027_block flush BLOCK_MS N
  *       the same through a log (policy FLUSH, its flusher the consumer),
  *       one writer, no sleeping: the log read back after shutdown
@@ -103,7 +106,10 @@ static int attr_mode(void)
     CHECK(posix_trace_create(0, &a, &trid));
     CHECK(posix_trace_get_attr(trid, &got));
     show_get("stream off", &got);
+    printf("consumer off rc=%s\n", tc_errname(posixtrace_stream_consumer(trid)));
     CHECK(posix_trace_shutdown(trid));
+    printf("consumer shut down rc=%s\n", tc_errname(posixtrace_stream_consumer(trid)));
+    printf("consumer bad trid rc=%s\n", tc_errname(posixtrace_stream_consumer((trace_id_t)-1)));
     /* destroyed or never initialized: EINVAL */
     CHECK(posix_trace_attr_destroy(&a));
     show_get("destroyed get", &a);
@@ -183,7 +189,7 @@ static int next_timed(trace_id_t t, tc_event *e, long ms)
     return !unavailable;
 }
 
-static int slow_mode(int policy, long block_ms, int writers, long n)
+static int slow_mode(int policy, long block_ms, int writers, long n, int declare)
 {
     static tc_event e;
     struct seen s = { 0 };
@@ -192,9 +198,14 @@ static int slow_mode(int policy, long block_ms, int writers, long n)
     ev = tc_open("block");
     trid = create(policy, block_ms);
     CHECK(posix_trace_start(trid));
-    tc_try(trid, &e); /* the reader is there before the writers begin */
+    if (declare) /* the reader says it is there before the writers begin */
+        CHECK(posixtrace_stream_consumer(trid));
+    else
+        tc_try(trid, &e); /* the reader is there: it has read */
     for (int w = 0; w < writers; w++)
         TC_ASSERT(pthread_create(&th[w], NULL, writer_main, (void *)(uintptr_t)w) == 0);
+    if (declare)
+        tc_sleep_ms(300);
     long k = 0;
     for (;;) {
         if (!next_timed(trid, &e, 500)) {
@@ -233,6 +244,7 @@ static int flush_mode(long block_ms, long n)
     set_block(&a, block_ms);
     CHECK(posix_trace_create_withlog(0, &a, fd, &trid));
     CHECK(posix_trace_attr_destroy(&a));
+    printf("consumer with log rc=%s\n", tc_errname(posixtrace_stream_consumer(trid)));
     CHECK(posix_trace_start(trid));
     writer_main((void *)0);
     CHECK(posix_trace_shutdown(trid));
@@ -340,8 +352,9 @@ int main(int argc, char **argv)
     const char *m = argc > 1 ? argv[1] : "";
     if (strcmp(m, "attr") == 0)
         return attr_mode();
-    if (strcmp(m, "slow") == 0 && argc == 6)
-        return slow_mode(policy_of(argv[2]), atol(argv[3]), atoi(argv[4]) % MAXW, atol(argv[5]));
+    if ((strcmp(m, "slow") == 0 || strcmp(m, "declared") == 0) && argc == 6)
+        return slow_mode(policy_of(argv[2]), atol(argv[3]), atoi(argv[4]) % MAXW, atol(argv[5]),
+                         m[0] == 'd');
     if (strcmp(m, "flush") == 0 && argc == 4)
         return flush_mode(atol(argv[2]), atol(argv[3]));
     if ((strcmp(m, "noreader") == 0 || strcmp(m, "selfreader") == 0) && argc == 4)

@@ -29,7 +29,9 @@ def test_attr():
     """Defaults (off), the range (more than 0, at most 10 s, tv_nsec below 1e9),
     EINVAL for anything else and for an attributes object not initialized;
     a refused value leaves the attribute as it was; posix_trace_get_attr
-    gives the stream's own (doc/semantics.md "Blocking writers")."""
+    gives the stream's own (doc/semantics.md "Blocking writers").
+    posixtrace_stream_consumer: 0 on an active stream (a no-op without the
+    attribute), EINVAL on a stream shut down or a trid that is none."""
     out = run("t027_block", "attr")
     assert lines(out) == lines("""
         default rc=0 sec=0 nsec=0
@@ -55,6 +57,9 @@ def test_attr():
         then rc=0 sec=0 nsec=0
         stream rc=0 sec=0 nsec=250000000
         stream off rc=0 sec=0 nsec=0
+        consumer off rc=0
+        consumer shut down rc=EINVAL
+        consumer bad trid rc=EINVAL
         destroyed get rc=EINVAL sec=-1 nsec=-1
         destroyed set rc=EINVAL
         NULL attr set rc=EINVAL
@@ -83,12 +88,27 @@ def test_slow_reader_gets_everything(policy, nwriters):
     assert "overrun=OVERRUN" in off
 
 
+@pytest.mark.parametrize("policy", ["loop", "until-full"])
+def test_declared_consumer(policy):
+    """posixtrace_stream_consumer (<posixtrace/control.h>): a reader that says
+    it will read, then reads only 300 ms after two writers began, still gets
+    every event (the writers waited for it, 2 s at most); without the
+    attribute the same run loses events."""
+    out = run("t027_block", "declared", policy, 2000, 2, 20000, timeout=120)
+    ws, total = writers(out)
+    assert ws == [(20000, 19999, 0)] * 2 and total == {"read": 40000, "overflow": 0}, out
+    ws, total = writers(run("t027_block", "declared", policy, 0, 2, 20000, timeout=120))
+    assert total["overflow"] > 0 and total["read"] + total["overflow"] == 40000
+
+
 def test_flush_policy_waits_for_the_flusher():
     """FLUSH (posix_trace_attr_getinherited.3p.txt): the flusher thread is the
     consumer. One writer recording 300000 events back to back into a 64 KiB
     stream: with blocking, the log has them all, none lost; without, the
     stream fills faster than the flusher empties it and events are lost."""
-    ws, total = writers(run("t027_block", "flush", 2000, 300000, timeout=120))
+    out = run("t027_block", "flush", 2000, 300000, timeout=120)
+    assert "consumer with log rc=EINVAL" in out
+    ws, total = writers(out)
     assert ws == [(300000, 299999, 0)] and total == {"read": 300000, "overflow": 0}
     ws, total = writers(run("t027_block", "flush", 0, 300000, timeout=120))
     assert total["overflow"] > 0 and total["read"] + total["overflow"] == 300000
