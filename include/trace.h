@@ -83,7 +83,9 @@ typedef struct {
     int __stream_policy;
     int __log_policy;
     int __inheritance;
-    int __reserved[13];
+    int __block_sec;   /* posixtrace_attr_setblocking (<posixtrace/control.h>): */
+    int __block_nsec;  /* a full stream's writers wait this long; 0 0: not at all */
+    int __reserved[11];
 } trace_attr_t;
 
 struct posix_trace_event_info {

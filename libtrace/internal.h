@@ -30,6 +30,7 @@
 #define PT_DEF_MAX_DATA     ((size_t)256)
 #define PT_MAX_MAX_DATA     ((size_t)PT_MAX_MAX_DATA_SIZE)
 #define PT_DEF_LOG_SIZE     ((size_t)16 << 20)
+#define PT_BLOCK_MAX_NS     UINT64_C(10000000000) /* blocking writers wait at most 10 s */
 /* System events' data (pt_sizes.h): FILTER's old + new sets, the shim's
  * events; 1024 bytes keep 4 KiB chunks (shm.c). */
 #define PT_SYS_DATA_MAX     ((size_t)PT_SYS_DATA_BYTES)
@@ -38,6 +39,15 @@ _Static_assert(2 * sizeof(trace_event_set_t) == PT_FILTER_DATA_BYTES,
 /* Per-event budget: record header plus one anchor record it may need. */
 #define PT_EVENT_OVERHEAD   (2 * PT_REC_HDR)
 #define PT_ATTR_POLICY_SET  1u /* __flags: stream policy set explicitly */
+
+/* The blocking timeout of attributes a, in ns (0: off); more than
+ * PT_BLOCK_MAX_NS: not one (posixtrace_attr_setblocking refuses it). */
+static inline uint64_t pt_attr_block_ns(const trace_attr_t *a)
+{
+    if (a->__block_sec < 0 || a->__block_nsec < 0 || a->__block_nsec >= 1000000000)
+        return UINT64_MAX;
+    return (uint64_t)a->__block_sec * 1000000000u + (uint64_t)a->__block_nsec;
+}
 
 static inline uint32_t pt_round8(size_t n) { return (uint32_t)((n + 7) & ~(size_t)7); }
 

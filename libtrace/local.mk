@@ -31,6 +31,7 @@ libtrace_libposixtrace_la_SOURCES = \
 	libtrace/proc/process.c \
 	libtrace/proc/clone.c \
 	libtrace/ring/record.c \
+	libtrace/ring/block.c \
 	libtrace/ring/consume.h \
 	libtrace/ring/consume.c \
 	libtrace/ring/gaps.c \

@@ -14,6 +14,8 @@
 /* -k/--stack: frames per call (the shim's SHIM_STACK_MAX), and without N. */
 #define SHIM_STACK_FRAMES_MAX 64
 #define RUN_STACK_DEFAULT 16
+/* --block without MS: how long a writer waits for room, in ms. */
+#define RUN_BLOCK_DEFAULT_MS 100
 
 /* live_out.c: the live view's output over fd (stderr's or --print-to's):
  * a stdio stream with a buffer of RUN_OUT_BUFFER, writing whole lines. */
@@ -29,6 +31,7 @@ struct run_opts {
     gboolean failed_only, successful_only, relative;
     gint strsize, stack, pid, t_count;
     gboolean syscalls;         /* --syscalls: POSIXTRACE_SYSCALLS=1 for the shim */
+    gint block_ms;             /* --block[=MS]: writers wait this long for room; 0: off */
     gchar **argv;              /* the program and its arguments */
 };
 

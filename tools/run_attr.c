@@ -105,6 +105,13 @@ static gboolean set(int rc, const char *what)
     return rc == 0;
 }
 
+/* --block[=MS]: writers wait for room (0: the attribute's default, off). */
+static int set_block(trace_attr_t *a, int ms)
+{
+    struct timespec t = { ms / 1000, (long)(ms % 1000) * 1000000L };
+    return ms > 0 ? posixtrace_attr_setblocking(a, &t) : 0;
+}
+
 gboolean run_attr(const struct run_opts *o, trace_attr_t *a)
 {
     size_t ss, md, ls;
@@ -140,6 +147,7 @@ gboolean run_attr(const struct run_opts *o, trace_attr_t *a)
                   set(posix_trace_attr_setstreamsize(a, ss), "--stream-size") &&
                   set(posix_trace_attr_setmaxdatasize(a, md), "--max-data") &&
                   set(posix_trace_attr_setstreamfullpolicy(a, sp), "--policy") &&
+                  set(set_block(a, o->block_ms), "--block") &&
                   set(posix_trace_attr_setinherited(a, o->no_follow ? POSIX_TRACE_CLOSE_FOR_CHILD
                                                                     : POSIX_TRACE_INHERITED),
                       "--no-follow") &&

@@ -180,6 +180,8 @@ static int start(const struct run_opts *o, struct session *s, struct launch *l,
         posix_trace_shutdown(s->trid);
         return RUN_EXIT_FAIL;
     }
+    if (s->live) /* --block: the program's writers wait for us from its first event */
+        posixtrace_stream_consumer(s->trid);
     if (o->pid == 0 && (rc = run_go(l)) != 0) {
         pt_warn("%s: %s", o->argv[0], g_strerror(rc));
         reap_failed_child(l->pid);

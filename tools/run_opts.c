@@ -6,6 +6,8 @@
 
 #include "../libtrace/ring/pt_sizes.h"
 
+#include <posixtrace/control.h>
+
 #include <limits.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,6 +41,18 @@ static gboolean set_stack(const gchar *n, const gchar *value, gpointer d, GError
     if (!pt_int_opt("--stack", value, 0, SHIM_STACK_FRAMES_MAX, &v, err))
         return FALSE;
     cur->stack = (gint)v;
+    return TRUE;
+}
+
+/* --block[=MS]: blocking writers (posixtrace_attr_setblocking), 1 ms to
+ * the library's bound, checked before anything is created. */
+static gboolean set_block(const gchar *n, const gchar *value, gpointer d, GError **err)
+{
+    (void)n, (void)d;
+    long v = RUN_BLOCK_DEFAULT_MS;
+    if (value != NULL && !pt_int_opt("--block", value, 1, POSIXTRACE_BLOCK_TIMEOUT_MAX_MS, &v, err))
+        return FALSE;
+    cur->block_ms = (gint)v;
     return TRUE;
 }
 
@@ -112,6 +126,10 @@ static const GOptionEntry entries[] = {
       "POLICY"),
     O("log-policy", 0, G_OPTION_ARG_STRING, &ro.log_policy, "Log full policy: loop, until-full, append (default)",
       "POLICY"),
+    { "block", 0, G_OPTION_FLAG_OPTIONAL_ARG, G_OPTION_ARG_CALLBACK, set_block,
+      "When the stream is full, writers wait up to MS ms (1 to 10000, default 100) for the "
+      "reader or the log's flusher to make room, instead of losing events (an extension)",
+      "MS" },
     O("log-size", 0, G_OPTION_ARG_STRING, &ro.log_size, "Log size for --log-policy loop/until-full: at least 36K with --max-data 256 (default 16M)",
       "SIZE"),
     { "strsize", 's', 0, G_OPTION_ARG_CALLBACK, set_number,

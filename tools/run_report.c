@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <unistd.h>
+#include <posixtrace/control.h>
 #include <posixtrace/log.h>
 
 static char *size_str(size_t n)
@@ -26,18 +27,23 @@ static void stream_loss(uint64_t lost, const trace_attr_t *a, int have_log)
 {
     size_t ss = 0;
     int sp = 0;
+    struct timespec bt = { 0, 0 };
     posix_trace_attr_getstreamsize(a, &ss);
     posix_trace_attr_getstreamfullpolicy(a, &sp);
+    posixtrace_attr_getblocking(a, &bt);
     char *cur = size_str(ss), *more = size_str(ss * 4 > ((size_t)64 << 20) ? ss * 4 : (size_t)64 << 20);
+    /* --block: the program waits for the reader instead (or longer) */
+    const char *block = bt.tv_sec != 0 || bt.tv_nsec != 0 ? ", a longer --block=MS"
+                                                          : ", --block to make it wait";
     if (have_log)
         pt_warn("%" G_GUINT64_FORMAT " events lost: the stream (%s, policy %s) filled faster than "
-                "the log was written; use a larger --stream-size (e.g. --stream-size=%s) or record "
-                "fewer events (-e)", (guint64)lost, cur, pt_policy_name(sp), more);
+                "the log was written; use a larger --stream-size (e.g. --stream-size=%s)%s or "
+                "record fewer events (-e)", (guint64)lost, cur, pt_policy_name(sp), more, block);
     else
         pt_warn("%" G_GUINT64_FORMAT " events lost: the stream (%s, policy %s) filled faster than "
-                "it was read and printed; use a larger --stream-size (e.g. --stream-size=%s), "
+                "it was read and printed; use a larger --stream-size (e.g. --stream-size=%s)%s, "
                 "-o FILE to write a log instead of printing, or fewer events (-e)",
-                (guint64)lost, cur, pt_policy_name(sp), more);
+                (guint64)lost, cur, pt_policy_name(sp), more, block);
     g_free(cur);
     g_free(more);
 }

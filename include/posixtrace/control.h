@@ -6,6 +6,7 @@
 #define POSIXTRACE_CONTROL_H
 
 #include <sys/types.h>
+#include <time.h>
 #include <trace.h>
 
 #ifdef __cplusplus
@@ -83,6 +84,31 @@ int posixtrace_stream_unfinished(trace_id_t trid, size_t *n);
  * stream's chunk size, which grows with the max-data-size attribute).
  * 0 and *n, or EINVAL (a not initialized, or n NULL). */
 int posixtrace_attr_getminlogsize(const trace_attr_t *a, size_t *n);
+
+/* Blocking writers, an extension (doc/semantics.md "Blocking writers"): a
+ * writer that finds the stream full waits, up to *timeout per event, for its
+ * consumer (a reader of the stream, or the flusher of a FLUSH stream) to
+ * make room, instead of losing or overwriting events; only then does the
+ * stream-full-policy apply as usual. Never with nobody consuming: then a
+ * writer does not wait at all. timeout NULL: off (the default, the standard
+ * policies unchanged); else more than 0 and at most
+ * POSIXTRACE_BLOCK_TIMEOUT_MAX_MS milliseconds. 0, or EINVAL (a not
+ * initialized, a timeout out of that range or not normalized). */
+#define POSIXTRACE_BLOCK_TIMEOUT_MAX_MS 10000
+int posixtrace_attr_setblocking(trace_attr_t *a, const struct timespec *timeout);
+/* The timeout set, {0, 0} when off. 0, or EINVAL (a not initialized, or
+ * timeout NULL). posix_trace_get_attr() of an active stream gives its own;
+ * a pre-recorded stream's is off. */
+int posixtrace_attr_getblocking(const trace_attr_t *a, struct timespec *timeout);
+/* The calling thread will read the active stream trid with the getnext
+ * family: blocking writers wait for it from now on, as they do once it has
+ * called one of them. For a controller that lets the traced program run
+ * before its first read (posixtrace-run), which would otherwise lose what
+ * the program records meanwhile. No effect without blocking writers. 0, or
+ * EINVAL (a bad trid, a pre-recorded stream, a stream with a log: its
+ * events are read from the log, and a FLUSH stream's flusher is its
+ * consumer). */
+int posixtrace_stream_consumer(trace_id_t trid);
 
 #ifdef __cplusplus
 }

@@ -195,6 +195,36 @@ PT_API int posix_trace_attr_getmaxsystemeventsize(const trace_attr_t *restrict a
     return 0;
 }
 
+/* <posixtrace/control.h>: blocking writers (doc/semantics.md). */
+PT_API int posixtrace_attr_setblocking(trace_attr_t *a, const struct timespec *timeout)
+{
+    if (!valid(a))
+        return EINVAL;
+    if (timeout == NULL) {
+        a->__block_sec = a->__block_nsec = 0;
+        return 0;
+    }
+    if (timeout->tv_sec < 0 || timeout->tv_nsec < 0 || timeout->tv_nsec >= 1000000000 ||
+        (timeout->tv_sec == 0 && timeout->tv_nsec == 0) ||
+        (uint64_t)timeout->tv_sec > PT_BLOCK_MAX_NS / 1000000000u ||
+        (uint64_t)timeout->tv_sec * 1000000000u + (uint64_t)timeout->tv_nsec > PT_BLOCK_MAX_NS)
+        return EINVAL;
+    a->__block_sec = (int)timeout->tv_sec;
+    a->__block_nsec = (int)timeout->tv_nsec;
+    return 0;
+}
+
+PT_API int posixtrace_attr_getblocking(const trace_attr_t *a, struct timespec *timeout)
+{
+    if (!valid(a) || timeout == NULL)
+        return EINVAL;
+    timeout->tv_sec = a->__block_sec;
+    timeout->tv_nsec = a->__block_nsec;
+    return 0;
+}
+
 /* <posixtrace/control.h>: the bounds it publishes are the ones above. */
 _Static_assert(POSIXTRACE_STREAM_SIZE_MAX == PT_MAX_STREAM_SIZE, "stream size bound");
 _Static_assert(POSIXTRACE_MAX_DATA_SIZE_MAX == PT_MAX_MAX_DATA, "max data size bound");
+_Static_assert((uint64_t)POSIXTRACE_BLOCK_TIMEOUT_MAX_MS * 1000000u == PT_BLOCK_MAX_NS,
+               "blocking timeout bound");

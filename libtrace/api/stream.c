@@ -17,7 +17,8 @@
 static int attr_ok(const trace_attr_t *a)
 {
     return a->__magic == PT_ATTR_MAGIC && a->__stream_size > 0 &&
-           a->__stream_size <= PT_MAX_STREAM_SIZE && a->__max_data_size <= PT_MAX_MAX_DATA;
+           a->__stream_size <= PT_MAX_STREAM_SIZE && a->__max_data_size <= PT_MAX_MAX_DATA &&
+           pt_attr_block_ns(a) <= PT_BLOCK_MAX_NS;
 }
 
 /* The process a new stream is for: this one, or another (remote). */
@@ -311,6 +312,7 @@ static void stop_stream(struct pt_handle *h, uint64_t addr)
     pthread_mutex_lock(&h->mlock);
     uint32_t run = PT_ST_RUNNING;
     if (atomic_compare_exchange_strong(&s->state, &run, PT_ST_SUSPENDED)) {
+        pt_block_release(s); /* writers waiting for room give up */
         changed(h);
         int aut = 0;
         pt_ctl_event(h, POSIX_TRACE_STOP, &aut, sizeof aut, addr, PT_REC_FORCE);
@@ -351,6 +353,7 @@ PT_API int posix_trace_shutdown(trace_id_t trid)
         pt_want_update();
     }
     atomic_store(&s->state, PT_ST_SHUTDOWN);
+    pt_block_release(s);
     pt_remote_ring_members(s); /* the other processes let go of it */
     atomic_fetch_add(&s->wake_seq, 1);
     pt_futex_wake(&s->wake_seq, 1 << 30);
@@ -430,6 +433,8 @@ PT_API int posix_trace_get_attr(trace_id_t trid, trace_attr_t *a)
     a->__stream_policy = s->stream_policy;
     a->__log_policy = s->log_policy;
     a->__inheritance = s->inheritance;
+    a->__block_sec = (int)(s->block_ns / 1000000000u);
+    a->__block_nsec = (int)(s->block_ns % 1000000000u);
     pt_put(h);
     return 0;
 }

@@ -792,6 +792,7 @@ int pt_flush_start_thread(struct pt_handle *h)
     struct pt_flush *f = h->log;
     if (pthread_create(&f->thread, NULL, flusher_main, h) != 0)
         return EAGAIN;
+    pt_block_flusher(h->shm); /* blocking writers wait for it (block.c) */
     pthread_setname_np(f->thread, "posixtrace-log");
     f->started = 1;
     return 0;

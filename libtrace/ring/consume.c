@@ -79,6 +79,7 @@ bool pt_chain_advance(struct pt_handle *h, uint32_t i, uint32_t next)
     uint64_t expect = r->rhead;
     if (atomic_compare_exchange_strong(&pt_slots(s)[i].rhead, &expect, nrh)) {
         pt_pool_push(s, r->chunk);
+        pt_block_room(s);
         uint64_t stolen = r->stolen_seen;
         pt_chain_follow(r, nrh);
         r->stolen_seen = stolen;
@@ -169,8 +170,10 @@ void pt_chain_reclaim_orphan(struct pt_handle *h, uint32_t i)
     }
     pt_chain_follow(r, nrh);
     atomic_store_explicit(&sl->state, PT_SLOT_FREE, memory_order_release);
-    if (chunk != PT_NONE)
+    if (chunk != PT_NONE) {
         pt_pool_push(s, chunk);
+        pt_block_room(s);
+    }
 }
 
 static bool is_orphan(struct pt_slot *sl)

@@ -19,6 +19,7 @@
  * events not yet reported are counted lost exactly.
  */
 #include "../internal.h"
+#include <posixtrace/control.h>
 #include "../log/logread.h"
 #include <string.h>
 
@@ -265,6 +266,8 @@ int pt_read_next(struct pt_handle *h, struct posix_trace_event_info *ev, void *d
     if (ev == NULL || len == NULL || unavailable == NULL || (data == NULL && num != 0))
         return EINVAL;
     pthread_mutex_lock(&h->rlock);
+    if (unlikely(s->block_ns != 0))
+        pt_block_consumer(s); /* writers may wait for this thread (block.c) */
     int rc = 0, napped = 0;
     for (;;) {
         if (atomic_load(&s->state) == PT_ST_SHUTDOWN || h->dying) {
@@ -357,6 +360,23 @@ static int read_any(trace_id_t trid, struct posix_trace_event_info *ev, void *da
     } else {
         rc = pt_read_next(h, ev, data, num, len, unavailable, mode, abstime);
     }
+    pt_put(h);
+    return rc;
+}
+
+/* <posixtrace/control.h>: the calling thread will read the active stream
+ * trid (without log): blocking writers wait for it from now on, as after
+ * its first getnext call (block.c). */
+PT_API int posixtrace_stream_consumer(trace_id_t trid)
+{
+    struct pt_handle *h;
+    int rc = pt_get(trid, &h);
+    if (rc != 0)
+        return rc;
+    if (h->kind == PT_H_PRERECORDED || h->log != NULL)
+        rc = EINVAL;
+    else if (h->shm->block_ns != 0)
+        pt_block_consumer(h->shm);
     pt_put(h);
     return rc;
 }

@@ -2,7 +2,8 @@
  * The recording path: posix_trace_event() and the system events.
  *
  * Lock-free, allocation-free, system-call-free (but for waking a reader that
- * sleeps), async-signal-safe. Each (thread, stream, nesting level) owns a
+ * sleeps, and, with blocking writers on, waiting for room in a full stream:
+ * block.c), async-signal-safe. Each (thread, stream, nesting level) owns a
  * writer slot whose chain of chunks only it appends to, so recording an
  * event is a plain single-producer write:
  *   1. store the timestamp, then PENDING in the commit word (release);
@@ -128,10 +129,10 @@ static uint32_t steal_room(struct pt_shm *s, uint32_t w)
     return PT_NONE;
 }
 
-/* The next chunk of a writer closing one of w written bytes (0: its first):
- * the bytes charged to the cap, then a chunk from the pool; LOOP steals when
- * the cap is reached. PT_NONE: the stream is full. */
-static uint32_t take_chunk(struct pt_shm *s, uint32_t w)
+/* A chunk from the pool for a writer closing one of w written bytes (0: its
+ * first), the bytes charged to the cap first. PT_NONE: the cap is reached
+ * (or, never before it, the pool is empty). */
+static uint32_t take_free(struct pt_shm *s, uint32_t w)
 {
     if (pt_used_charge(s, w)) {
         uint32_t c = pt_pool_pop(s);
@@ -139,7 +140,7 @@ static uint32_t take_chunk(struct pt_shm *s, uint32_t w)
             return c;
         pt_used_refund(s, w);
     }
-    return s->stream_policy == POSIX_TRACE_LOOP ? steal_room(s, w) : PT_NONE;
+    return PT_NONE;
 }
 
 /* Tell the reader a record stamped ts is being written at pos: it reports
@@ -171,10 +172,59 @@ static struct pt_rec *rec_at_pos(struct pt_shm *s, uint64_t pos)
     return (struct pt_rec *)((char *)s + pos);
 }
 
+/* Blocking writers (block.c): the stream is full and its consumer may make
+ * room; wait for it, at most the stream's timeout. The record announced at
+ * the cursor is withdrawn meanwhile, so that the consumer goes on reporting
+ * (and giving back) what other writers stamped after it, and announced
+ * again with a new stamp in *ts: the event is stamped when it finds room,
+ * still within its call. PT_NONE: no room came in time, or nobody will
+ * make it. */
+static uint32_t wait_room(struct pt_shm *s, struct pt_wcur *cur, uint32_t w, uint64_t *ts)
+{
+    int64_t deadline = pt_block_deadline(s);
+    bool announced = cur->wend != 0; /* as write_event did */
+    _Atomic uint32_t *commit = &rec_at_pos(s, cur->wpos)->commit;
+    for (;;) {
+        if (announced)
+            atomic_store_explicit(commit, 0, memory_order_release);
+        int rc = pt_block_nap(s, w, deadline);
+        *ts = pt_ticks(s->clock_mode);
+        if (announced)
+            announce(s, cur->wpos, *ts);
+        if (rc != 0)
+            return PT_NONE;
+        uint32_t c = take_free(s, w);
+        if (c != PT_NONE)
+            return c;
+    }
+}
+
+/* The next chunk of a writer closing one of w written bytes: from the pool;
+ * else, with blocking on, what the consumer gives back in time (an
+ * outermost call of a thread only: a signal handler may have interrupted
+ * a record of its own thread, which holds the reader back); else LOOP
+ * steals. PT_NONE: the stream is full (or stopped while the writer
+ * waited). *ts: the event's stamp, new if it waited. */
+static uint32_t take_chunk(struct pt_shm *s, struct pt_wcur *cur, struct pt_thread *t,
+                           uint32_t w, uint64_t *ts)
+{
+    uint32_t c = take_free(s, w);
+    if (c != PT_NONE)
+        return c;
+    if (w != 0 && t != NULL && atomic_load_explicit(&t->nest, memory_order_relaxed) == 1 &&
+        pt_block_may(s)) {
+        c = wait_room(s, cur, w, ts);
+        if (c != PT_NONE ||
+            atomic_load_explicit(&s->state, memory_order_relaxed) != PT_ST_RUNNING)
+            return c;
+    }
+    return s->stream_policy == POSIX_TRACE_LOOP ? steal_room(s, w) : PT_NONE;
+}
+
 /* Close the current chunk and continue in a new one, for thread t (NULL: a
  * controller's slot). False: no space, or a raw thread shares t's slot. */
 static bool switch_chunk(struct pt_shm *s, struct pt_slot *sl, struct pt_wcur *cur,
-                         struct pt_thread *t, uint64_t ts)
+                         struct pt_thread *t, uint64_t *tsp)
 {
     if (unlikely(pt_shm_ctrl_dead(s))) {
         pt_inbox_ring_self(); /* the next event detaches the stream */
@@ -186,7 +236,8 @@ static bool switch_chunk(struct pt_shm *s, struct pt_slot *sl, struct pt_wcur *c
     }
     uint32_t old = cur->wchunk;
     uint32_t w = old == PT_NONE ? 0 : (uint32_t)(cur->wpos - pt_chunk_data_off(s, old));
-    uint32_t c = take_chunk(s, w);
+    uint32_t c = take_chunk(s, cur, t, w, tsp);
+    uint64_t ts = *tsp;
     if (c == PT_NONE) {
         if (s->stream_policy != POSIX_TRACE_LOOP)
             mark_full(s, ts);
@@ -258,7 +309,9 @@ static void write_anchor(struct pt_shm *s, struct pt_wcur *cur)
     cur->anchor_ts = ts;
 }
 
-/* The general case: chunk switch and anchors as needed. */
+/* The general case: chunk switch and anchors as needed. A switch that
+ * waited for room (block.c) gives the event a new stamp; a call's duration
+ * in its payload stays the call's own, without the wait. */
 static bool write_event(struct pt_shm *s, struct pt_slot *sl, struct pt_wcur *cur,
                         struct pt_thread *t, trace_event_id_t id, uint64_t ts,
                         const void *data, uint32_t len, uint64_t addr, uint32_t rflags)
@@ -270,7 +323,7 @@ static bool write_event(struct pt_shm *s, struct pt_slot *sl, struct pt_wcur *cu
         announce(s, cur->wpos, ts); /* before the chunk switch or the anchor */
     uint64_t need = size + (anchor && tsc ? PT_REC_HDR : 0);
     if (cur->wpos + need > cur->wend) {
-        if (!switch_chunk(s, sl, cur, t, ts)) {
+        if (!switch_chunk(s, sl, cur, t, &ts)) {
             if (cur->wchunk != PT_NONE) /* withdraw the announcement */
                 atomic_store_explicit(&rec_at_pos(s, cur->wpos)->commit, 0,
                                       memory_order_release);

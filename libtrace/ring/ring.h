@@ -10,7 +10,8 @@
  *   length, a count) is used before it is checked; a process's own
  *   positions (struct pt_wcur, the reader's pt_rslot) are process memory.
  * - The recording path (record.c) takes no lock, makes no system call and
- *   allocates nothing; a chunk has one writer at a time; a slot's rhead is
+ *   allocates nothing (a full stream with blocking writers on waits on a
+ *   futex, outside the fast path: block.c); a chunk has one writer at a time; a slot's rhead is
  *   the consumer's (consume.h), changed by others only by CAS of a tagged
  *   word (tagged.h).
  * - Written bytes never exceed the budgets of the events written: a chunk
@@ -102,6 +103,22 @@ void pt_record_ctl(struct pt_shm *s, uint32_t *slot, struct pt_wcur *w, uint32_t
                    trace_event_id_t id, const void *data, size_t len, uint64_t addr,
                    unsigned flags);
 void pt_wake_readers(struct pt_shm *s);
+
+/* ---- block.c: blocking writers, an extension (doc/design.md "Blocking writers") ---- */
+bool    pt_block_may(struct pt_shm *s);          /* a writer that found s full: wait at all? */
+int64_t pt_block_deadline(struct pt_shm *s);     /* of a wait beginning now (monotonic ns) */
+int     pt_block_nap(struct pt_shm *s, uint32_t w, int64_t deadline); /* 0, ETIMEDOUT, ECANCELED */
+void    pt_block_room_made(struct pt_shm *s);
+void    pt_block_consumer(struct pt_shm *s);     /* this thread consumes s */
+void    pt_block_flusher(struct pt_shm *s);      /* the FLUSH policy's thread consumes s */
+void    pt_block_release(struct pt_shm *s);      /* stop, shutdown: waiters give up */
+/* A consumer gave a chunk back: a writer waiting for room is woken (one
+ * load of the private first page when blocking is off). */
+static inline void pt_block_room(struct pt_shm *s)
+{
+    if (unlikely(s->block_ns != 0))
+        pt_block_room_made(s);
+}
 
 /* ---- gaps.c: losses and full-stream restarts (reader and flusher) ---- */
 /* Where a reporter puts one system event; `when` is its own kind of stamp. */

@@ -138,7 +138,7 @@ static uint64_t chunks_offset(void)
 bool pt_shm_check(const struct pt_shm *s, uint64_t size)
 {
     if (s->max_data == 0 || s->max_data > PT_MAX_MAX_DATA_SIZE || s->stream_size == 0 ||
-        s->stream_size > PT_MAX_STREAM_SIZE)
+        s->stream_size > PT_MAX_STREAM_SIZE || s->block_ns > PT_BLOCK_MAX_NS)
         return false;
     trace_attr_t a;
     memset(&a, 0, sizeof a);
@@ -195,6 +195,7 @@ static void init_header(struct pt_shm *s, const trace_attr_t *a, const struct pt
     s->stream_policy = a->__stream_policy;
     s->log_policy = a->__log_policy;
     s->inheritance = a->__inheritance;
+    s->block_ns = pt_attr_block_ns(a); /* checked by the caller (stream.c attr_ok) */
     s->has_log = has_log;
     atomic_store(&s->state, PT_ST_SUSPENDED);
     for (uint32_t i = 0; i < PT_NSLOTS; i++)

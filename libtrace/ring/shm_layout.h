@@ -29,7 +29,8 @@
 #include <trace.h>
 
 #define PT_SHM_MAGIC    UINT64_C(0x314d485343525450) /* "PTRCSHM1" little-endian */
-#define PT_SHM_VERSION  5u /* 5: writers' cursors private, slots publish wchunk only */
+#define PT_SHM_VERSION  6u /* 6: blocking writers (block_ns, the room line); 5: writers'
+                              cursors private, slots publish wchunk only */
 #define PT_NSLOTS       256u
 #define PT_NEST         4u
 #define PT_NONE         UINT32_MAX
@@ -187,6 +188,8 @@ struct pt_shm {
     uint64_t alive_key;        /* named: the random part of the alive page's name */
     uint64_t cap;              /* bytes closed chunks may hold: max(stream-min-size, one
                                   chunk's room) (shm.c, "Geometry" in doc/design.md) */
+    uint64_t block_ns;         /* blocking writers: how long one waits for room, 0: never
+                                  (at most PT_BLOCK_MAX_NS; block.c) */
     /* Everything above is written once, by the creator, before any other
      * process sees the stream; the creator then keeps a private copy of this
      * first page (pt_shm_privatize), so that another process writing into
@@ -212,6 +215,14 @@ struct pt_shm {
     alignas(PT_CACHELINE) _Atomic uint32_t wake_seq;
     _Atomic uint32_t waiters;
     _Atomic uint32_t flush_req;  /* FLUSH policy: writers ask the flusher to run */
+    /* blocking writers (block.c; only with block_ns): consumers bump
+     * room_seq for each chunk they give back and wake it when room_waiters
+     * is not 0; consumer is the consuming thread's id (0: none yet) */
+    alignas(PT_CACHELINE) _Atomic uint32_t room_seq;
+    _Atomic uint32_t room_waiters;
+    _Atomic uint32_t consumer;
+    uint32_t pad_room_;
+    _Atomic uint64_t stalled;  /* (1 << 32) | room_seq when a wait last timed out */
     alignas(PT_CACHELINE) _Atomic uint64_t filter[PT_ID_SPACE / 64];
 };
 

@@ -19,7 +19,8 @@ EXTRA_DIST += \
 	tests/tools/test_decode_xlat.py tests/tools/test_events_doc.py \
 	tests/tools/test_real_trees.py tests/tools/test_tools.py tests/tools/test_tools_options.py \
 	tests/tools/test_tools_shim.py tests/tools/test_tools_strace_habits.py \
-	tests/tools/test_live_view.py
+	tests/tools/test_live_view.py \
+	tests/tools/test_tools_block.py
 
 # Call stacks and their symbols (test_tools_stacks.py): the test compiles
 # t203_stacks.c itself (gcc -g), twice (the build-id check).
