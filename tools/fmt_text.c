@@ -87,6 +87,18 @@ static void addrs_text(GString *s, const struct pt_out *o, const struct pt_event
     g_string_append_c(s, ']');
 }
 
+/* -y: "3</etc/passwd>" */
+static void fd_text(GString *s, const struct pt_out *o, const struct pt_event *e,
+                    const struct pt_field *f)
+{
+    gsize at = s->len;
+    g_string_append_c(s, '<');
+    if (pt_fds_field(o->fds, e, f, s))
+        g_string_append_c(s, '>');
+    else
+        g_string_truncate(s, at);
+}
+
 static void field_text(GString *s, const struct pt_out *o, const struct pt_event *e,
                        const struct pt_field *f)
 {
@@ -100,6 +112,7 @@ static void field_text(GString *s, const struct pt_out *o, const struct pt_event
     default:
         if (f->type < POSIXTRACE_F_VARIABLE) {
             pt_fmt_fixed_field(s, f);
+            fd_text(s, o, e, f);
         } else { /* POSIXTRACE_F_BYTES and unknown variable types */
             g_string_append(s, "x'");
             pt_hex(s, f->p, f->n);
@@ -178,7 +191,17 @@ void pt_text_args(GString *s, const struct pt_out *o, const struct pt_event *e)
     }
 }
 
-static void result_text(GString *s, const struct pt_event *e)
+static void result_fd(GString *s, const struct pt_out *o, const struct pt_event *e)
+{
+    gsize at = s->len;
+    g_string_append_c(s, '<');
+    if (pt_fds_result(o->fds, e, s))
+        g_string_append_c(s, '>');
+    else
+        g_string_truncate(s, at);
+}
+
+static void result_text(GString *s, const struct pt_out *o, const struct pt_event *e)
 {
     char b[32];
     if (!pt_call_returns(e)) {
@@ -192,6 +215,8 @@ static void result_text(GString *s, const struct pt_event *e)
         g_string_append_printf(s, " = %#" G_GINT64_MODIFIER "x", (guint64)e->hdr.ret);
     else
         g_string_append_printf(s, " = %" G_GINT64_FORMAT, (gint64)e->hdr.ret);
+    if (e->hdr.err == 0)
+        result_fd(s, o, e);
     if (e->hdr.err != 0)
         g_string_append_printf(s, " %s (%s)", pt_errno_name(e->hdr.err, b, sizeof b),
                                pt_strerror(e->hdr.err));
@@ -214,7 +239,7 @@ void pt_text_event(struct pt_out *o, const struct pt_event *e)
     pt_text_args(s, o, e);
     g_string_append_c(s, ')');
     if (e->kind == PT_K_CALL)
-        result_text(s, e);
+        result_text(s, o, e);
     if (e->info.posix_truncation_status != POSIX_TRACE_NOT_TRUNCATED)
         g_string_append(s, e->info.posix_truncation_status == POSIX_TRACE_TRUNCATED_RECORD
                                ? " [truncated]" : " [truncated read]");
