@@ -149,7 +149,9 @@ static const char *proto_of(int64_t domain, uint64_t type)
     }
 }
 
-/* "127.0.0.1:80", "[::1]:80", a UNIX path ("@name": abstract); NULL if none. */
+/* "127.0.0.1:80", "[::1]:80", a UNIX path ("@name": abstract); NULL if none
+ * or, an internet address of port 0 (bind: the kernel picks one the trace
+ * does not tell), not known. */
 static char *addr_text(const struct pt_field *f)
 {
     sa_family_t fam;
@@ -160,12 +162,16 @@ static char *addr_text(const struct pt_field *f)
     if (fam == AF_INET && f->n >= sizeof(struct sockaddr_in)) {
         struct sockaddr_in a;
         memcpy(&a, f->p, sizeof a);
+        if (a.sin_port == 0)
+            return NULL;
         inet_ntop(AF_INET, &a.sin_addr, b, sizeof b);
         return g_strdup_printf("%s:%u", b, ntohs(a.sin_port));
     }
     if (fam == AF_INET6 && f->n >= sizeof(struct sockaddr_in6)) {
         struct sockaddr_in6 a;
         memcpy(&a, f->p, sizeof a);
+        if (a.sin6_port == 0)
+            return NULL;
         inet_ntop(AF_INET6, &a.sin6_addr, b, sizeof b);
         return g_strdup_printf("[%s]:%u", b, ntohs(a.sin6_port));
     }
@@ -324,6 +330,12 @@ static int shim_changes(struct pt_fds *t, const struct pt_event *e, struct chang
         return add(ch, 0, ret, socket_ent(proto_of(ival(e, "domain", -1),
                                                    (uint64_t)ival(e, "type", 0)),
                                           (ival(e, "type", 0) & SOCK_CLOEXEC) != 0));
+    case POSIXTRACE_EV_SOCKETPAIR: {
+        const char *proto = proto_of(ival(e, "domain", -1), (uint64_t)ival(e, "type", 0));
+        int ce = (ival(e, "type", 0) & SOCK_CLOEXEC) != 0;
+        int n = add(ch, 0, ival(e, "sv0", -1), socket_ent(proto, ce));
+        return add(ch, n, ival(e, "sv1", -1), socket_ent(proto, ce));
+    }
     case POSIXTRACE_EV_ACCEPT:
         return accept_changes(t, e, ch, (ival(e, "flags", 0) & SOCK_CLOEXEC) != 0);
     case POSIXTRACE_EV_BIND:
@@ -392,6 +404,7 @@ static void changes_free(struct change *ch, int n)
 static int is_output(const struct pt_event *e, const struct pt_field *f)
 {
     return (e->id == POSIXTRACE_EV_PIPE && (!strcmp(f->name, "rfd") || !strcmp(f->name, "wfd"))) ||
+           (e->id == POSIXTRACE_EV_SOCKETPAIR && (!strcmp(f->name, "sv0") || !strcmp(f->name, "sv1"))) ||
            ((e->id == POSIXTRACE_EV_FOPEN || e->id == POSIXTRACE_EV_FREOPEN) &&
             !strcmp(f->name, "fd"));
 }
@@ -567,7 +580,7 @@ void pt_fds_needed(trace_event_set_t *set)
         POSIXTRACE_EV_PROCESS_START, POSIXTRACE_EV_FDS, POSIXTRACE_EV_OPEN, POSIXTRACE_EV_CLOSE,
         POSIXTRACE_EV_DUP, POSIXTRACE_EV_PIPE, POSIXTRACE_EV_FOPEN, POSIXTRACE_EV_FREOPEN,
         POSIXTRACE_EV_FCLOSE, POSIXTRACE_EV_FORK, POSIXTRACE_EV_SOCKET, POSIXTRACE_EV_BIND,
-        POSIXTRACE_EV_ACCEPT, POSIXTRACE_EV_CONNECT,
+        POSIXTRACE_EV_ACCEPT, POSIXTRACE_EV_CONNECT, POSIXTRACE_EV_SOCKETPAIR,
     };
     for (size_t i = 0; i < G_N_ELEMENTS(ids); i++)
         posix_trace_eventset_add(ids[i], set);

@@ -195,6 +195,9 @@ void pt_chrome_end(struct pt_out *o);
 void pt_fmt_time(GString *s, struct pt_out *o, int64_t ns);
 /* Appends e's decoded arguments as text (a, b, c). */
 void pt_text_args(GString *s, const struct pt_out *o, const struct pt_event *e);
+/* -y: {"fd":"/etc/passwd","ret":"..."}, the descriptor fields (and result)
+ * whose file, pipe or socket is known (fmt_json.c; JSON and Chrome). */
+void pt_fds_json(GString *s, const struct pt_out *o, const struct pt_event *e);
 /* Appends e's arguments as a JSON object. */
 void pt_json_args(GString *s, const struct pt_out *o, const struct pt_event *e);
 
