@@ -23,3 +23,7 @@ EXTRA_DIST += \
 # Call stacks and their symbols (test_tools_stacks.py): the test compiles
 # t203_stacks.c itself (gcc -g), twice (the build-id check).
 EXTRA_DIST += tests/tools/test_tools_stacks.py tests/tools/t203_stacks.c
+
+# -y/-yy and process_start first (issue 18; test_tools_fds.py, which runs
+# tests/shim/t140_ctor).
+EXTRA_DIST += tests/tools/test_tools_fds.py
