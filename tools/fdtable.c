@@ -496,6 +496,11 @@ static void learn_inherited(struct pt_fds *t, const struct pt_event *e)
     if (pf->fresh)
         g_hash_table_remove_all(pf->fd);
     pf->fresh = 0;
+    int64_t unlisted = ival(e, "unlisted", 0);
+    if (unlisted > 0)
+        pt_warn("-y: process %ld started with %" G_GINT64_FORMAT " more descriptors than its "
+                "fds events list (64 events' worth): those show as numbers",
+                (long)e->info.posix_pid, (gint64)unlisted);
     if (f == NULL)
         return;
     const char *p = (const char *)f->p, *end = p + f->n;
