@@ -9,6 +9,7 @@
 
 #include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -116,4 +117,10 @@ void shim_report_fds(void)
     }
     syscall(SYS_close, dirfd);
     fds_flush(&b, 0);
+}
+
+uint64_t shim_fd_ino(int fd)
+{
+    struct stat st;
+    return fd >= 0 && fstat(fd, &st) == 0 ? (uint64_t)st.st_ino : 0;
 }

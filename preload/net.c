@@ -57,7 +57,7 @@ static SHIM_NOINLINE int socket_rec(int d, int t, int p, const void *ra)
         return NEXT(socket)(d, t, p);
     int r = NEXT(socket)(d, t, p);
     shim_end(&c, r, r < 0);
-    shim_fix_socket(&c, d, t, p);
+    shim_fix_socket(&c, d, t, p, shim_fd_ino(r));
     shim_emit(&c);
     return r;
 }
@@ -79,7 +79,8 @@ static SHIM_NOINLINE int socketpair_rec(int d, int t, int p, int sv[2], const vo
         return NEXT(socketpair)(d, t, p, sv);
     int r = NEXT(socketpair)(d, t, p, sv);
     shim_end(&c, r, r < 0);
-    shim_fix_socketpair(&c, d, t, p, r == 0 ? sv[0] : -1, r == 0 ? sv[1] : -1);
+    shim_fix_socketpair(&c, d, t, p, r == 0 ? sv[0] : -1, r == 0 ? sv[1] : -1,
+                        r == 0 ? shim_fd_ino(sv[0]) : 0, r == 0 ? shim_fd_ino(sv[1]) : 0);
     shim_emit(&c);
     return r;
 }

@@ -116,6 +116,9 @@ const char *shim_exe_path(void);
 
 /* ---- fds.c: the descriptors an image starts with (event fds) ---- */
 void shim_report_fds(void);
+/* The inode of descriptor fd (pipe:[INODE], socket:[INODE]), 0 if none:
+ * one fstat, after a call that made fd (pipe, socket, socketpair). */
+uint64_t shim_fd_ino(int fd);
 
 /* ---- stack.c ---- */
 /* The stack event of the call made from ra (NULL: none), by thread tid. */

@@ -47,8 +47,9 @@ static const struct { unsigned id; const char *field; int show; } shows[] = {
 
 /* Results written only by a call that succeeded (wait's status: that reaped a child). */
 static const struct { unsigned id; const char *fields; } results[] = {
-    { POSIXTRACE_EV_PIPE, "rfd wfd" },
-    { POSIXTRACE_EV_SOCKETPAIR, "sv0 sv1" },
+    { POSIXTRACE_EV_PIPE, "rfd wfd ino" },
+    { POSIXTRACE_EV_SOCKETPAIR, "sv0 sv1 ino0 ino1" },
+    { POSIXTRACE_EV_SOCKET, "ino" },
     { POSIXTRACE_EV_WAIT, "status" },
     { POSIXTRACE_EV_WAITID, "si_pid si_code si_status" },
 };

@@ -149,6 +149,15 @@ static const char *proto_of(int64_t domain, uint64_t type)
     }
 }
 
+/* "127.0.0.1:80" or "[::1]:80"; NULL for port 0. */
+static char *inet_text(int fam, const void *addr, uint16_t port_be)
+{
+    char b[INET6_ADDRSTRLEN];
+    if (port_be == 0 || inet_ntop(fam, addr, b, sizeof b) == NULL)
+        return NULL;
+    return g_strdup_printf(fam == AF_INET6 ? "[%s]:%u" : "%s:%u", b, ntohs(port_be));
+}
+
 /* "127.0.0.1:80", "[::1]:80", a UNIX path ("@name": abstract); NULL if none
  * or, an internet address of port 0 (bind: the kernel picks one the trace
  * does not tell), not known. */
@@ -158,22 +167,15 @@ static char *addr_text(const struct pt_field *f)
     if (f == NULL || f->absent || f->n < sizeof fam)
         return NULL;
     memcpy(&fam, f->p, sizeof fam);
-    char b[INET6_ADDRSTRLEN];
     if (fam == AF_INET && f->n >= sizeof(struct sockaddr_in)) {
         struct sockaddr_in a;
         memcpy(&a, f->p, sizeof a);
-        if (a.sin_port == 0)
-            return NULL;
-        inet_ntop(AF_INET, &a.sin_addr, b, sizeof b);
-        return g_strdup_printf("%s:%u", b, ntohs(a.sin_port));
+        return inet_text(AF_INET, &a.sin_addr, a.sin_port);
     }
     if (fam == AF_INET6 && f->n >= sizeof(struct sockaddr_in6)) {
         struct sockaddr_in6 a;
         memcpy(&a, f->p, sizeof a);
-        if (a.sin6_port == 0)
-            return NULL;
-        inet_ntop(AF_INET6, &a.sin6_addr, b, sizeof b);
-        return g_strdup_printf("[%s]:%u", b, ntohs(a.sin6_port));
+        return inet_text(AF_INET6, &a.sin6_addr, a.sin6_port);
     }
     if (fam == AF_UNIX) {
         size_t off = offsetof(struct sockaddr_un, sun_path);
@@ -194,7 +196,7 @@ static void ent_text(GString *s, const struct pt_fds *t, const struct fd_ent *e)
         return;
     }
     if (t->level < 2) {
-        g_string_append(s, "socket");
+        g_string_append(s, e->name);
         return;
     }
     g_string_append_printf(s, "socket:[%s", e->proto);
@@ -251,9 +253,27 @@ static int dup_to(struct pt_fds *t, const struct pt_event *e, struct change *ch,
     return add(ch, n, newfd, o != NULL ? ent_copy(o, cloexec) : NULL);
 }
 
-static struct fd_ent *socket_ent(const char *proto, int cloexec)
+/* "pipe:[INODE]", "socket:[INODE]" as /proc names them (ino 0: not recorded,
+ * logs of earlier versions, system calls: "pipe", "socket"). */
+static char *ino_name(const char *kind, int64_t ino)
 {
-    struct fd_ent *s = ent_new(FD_SOCKET, "socket", cloexec);
+    return ino > 0 ? g_strdup_printf("%s:[%" G_GINT64_FORMAT "]", kind, (gint64)ino)
+                   : g_strdup(kind);
+}
+
+static struct fd_ent *pipe_ent(int64_t ino, int cloexec)
+{
+    char *n = ino_name("pipe", ino);
+    struct fd_ent *p = ent_new(FD_PIPE, n, cloexec);
+    g_free(n);
+    return p;
+}
+
+static struct fd_ent *socket_ent(const char *proto, int cloexec, int64_t ino)
+{
+    char *n = ino_name("socket", ino);
+    struct fd_ent *s = ent_new(FD_SOCKET, n, cloexec);
+    g_free(n);
     s->proto = g_strdup(proto != NULL ? proto : "?");
     return s;
 }
@@ -279,7 +299,7 @@ static int accept_changes(struct pt_fds *t, const struct pt_event *e, struct cha
                           int flags_cloexec)
 {
     const struct fd_ent *l = lookup(t, e->info.posix_pid, ival(e, "fd", -1));
-    struct fd_ent *c = socket_ent(l != NULL ? l->proto : NULL, flags_cloexec);
+    struct fd_ent *c = socket_ent(l != NULL ? l->proto : NULL, flags_cloexec, 0);
     if (l != NULL)
         c->local = g_strdup(l->local);
     c->peer = addr_text(pt_event_field(e, "addr"));
@@ -313,8 +333,9 @@ static int shim_changes(struct pt_fds *t, const struct pt_event *e, struct chang
     }
     case POSIXTRACE_EV_PIPE: {
         int ce = (ival(e, "flags", 0) & O_CLOEXEC) != 0;
-        int n = add(ch, 0, ival(e, "rfd", -1), ent_new(FD_PIPE, "pipe", ce));
-        return add(ch, n, ival(e, "wfd", -1), ent_new(FD_PIPE, "pipe", ce));
+        int64_t ino = ival(e, "ino", 0);
+        int n = add(ch, 0, ival(e, "rfd", -1), pipe_ent(ino, ce));
+        return add(ch, n, ival(e, "wfd", -1), pipe_ent(ino, ce));
     }
     case POSIXTRACE_EV_FOPEN:
     case POSIXTRACE_EV_FREOPEN: {
@@ -329,12 +350,13 @@ static int shim_changes(struct pt_fds *t, const struct pt_event *e, struct chang
     case POSIXTRACE_EV_SOCKET:
         return add(ch, 0, ret, socket_ent(proto_of(ival(e, "domain", -1),
                                                    (uint64_t)ival(e, "type", 0)),
-                                          (ival(e, "type", 0) & SOCK_CLOEXEC) != 0));
+                                          (ival(e, "type", 0) & SOCK_CLOEXEC) != 0,
+                                          ival(e, "ino", 0)));
     case POSIXTRACE_EV_SOCKETPAIR: {
         const char *proto = proto_of(ival(e, "domain", -1), (uint64_t)ival(e, "type", 0));
         int ce = (ival(e, "type", 0) & SOCK_CLOEXEC) != 0;
-        int n = add(ch, 0, ival(e, "sv0", -1), socket_ent(proto, ce));
-        return add(ch, n, ival(e, "sv1", -1), socket_ent(proto, ce));
+        int n = add(ch, 0, ival(e, "sv0", -1), socket_ent(proto, ce, ival(e, "ino0", 0)));
+        return add(ch, n, ival(e, "sv1", -1), socket_ent(proto, ce, ival(e, "ino1", 0)));
     }
     case POSIXTRACE_EV_ACCEPT:
         return accept_changes(t, e, ch, (ival(e, "flags", 0) & SOCK_CLOEXEC) != 0);
@@ -370,7 +392,7 @@ static int syscall_changes(struct pt_fds *t, const struct pt_event *e, struct ch
     if (!strcmp(nm, "socket"))
         return add(ch, 0, ret, socket_ent(proto_of(ival(e, "domain", -1),
                                                    (uint64_t)ival(e, "type", 0)),
-                                          (ival(e, "type", 0) & SOCK_CLOEXEC) != 0));
+                                          (ival(e, "type", 0) & SOCK_CLOEXEC) != 0, 0));
     if (!strcmp(nm, "accept") || !strcmp(nm, "accept4"))
         return accept_changes(t, e, ch, (ival(e, "flags", 0) & SOCK_CLOEXEC) != 0);
     return 0;

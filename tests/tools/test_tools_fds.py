@@ -99,7 +99,8 @@ def test_dash_pipeline(tmp_path):
     """dash -c 'cat IN | cat > OUT': both cats started with the same pipe
     (pipe:[N] at both ends: the first writes to its 1, the second reads its
     0), the second's 1 is OUT (dash's redirection before the exec); dash's own
-    pipe() names both its ends; the output is what it is untraced."""
+    pipe() names both its ends with that inode; the output is what it is
+    untraced."""
     src, dst = tmp_path / "in", tmp_path / "out"
     src.write_text("through a pipe\n")
     p = trun("-y", "dash", "-c", "cat %s | cat > %s" % (src, dst))
@@ -112,7 +113,8 @@ def test_dash_pipeline(tmp_path):
     assert r[0][1].startswith("fd=0<pipe:[%s]>, " % n) and r[0][3] != w[0][3], p.err
     assert any(e[1].startswith("fd=1<%s>, " % dst) and e[3] == r[0][3]
                for e in of(evs, "posixtrace:write")), p.err
-    assert any(re.search(r"rfd=\d+<pipe>, wfd=\d+<pipe>", e[1]) for e in of(evs, "posixtrace:pipe*")), p.err
+    assert any(re.search(r"rfd=\d+<pipe:\[%s\]>, wfd=\d+<pipe:\[%s\]>, ino=%s" % (n, n, n), e[1])
+               for e in of(evs, "posixtrace:pipe*")), p.err
 
 
 DUP_CLOSE = r"""
@@ -192,7 +194,7 @@ def test_sockets_yy(tmp_path):
     """-yy: socketpair's two ends (UNIX), a TCP connection on 127.0.0.1: the
     listening socket with its bound address, the accepted one local->peer,
     the connecting one ?->server (its own port the trace does not tell);
-    -y alone says socket."""
+    -y alone names sockets by inode (socket:[INODE], as /proc does)."""
     port = free_port()
     p = trun("-yy", "-e", "socketpair,send,recv,accept,bind", PY, "-c", SOCKETS, port)
     cport = int(p.out.strip())
@@ -210,7 +212,9 @@ def test_sockets_yy(tmp_path):
                for e in of(evs, "posixtrace:send")), p.err
     assert any("<%s>" % want in e[1] for e in of(evs, "posixtrace:recv")), p.err
     p1 = trun("-y", "-e", "socketpair", PY, "-c", SOCKETS, free_port())
-    assert re.search(r"sv0=\d+<socket>, sv1=\d+<socket>", p1.err), p1.err
+    m = re.search(r"sv0=\d+<socket:\[(\d+)\]>, sv1=\d+<socket:\[(\d+)\]>, ino0=(\d+), ino1=(\d+)",
+                  p1.err)
+    assert m and m.group(1) == m.group(3) and m.group(2) == m.group(4), p1.err
 
 
 def test_json_and_chrome_fds(tmp_path):
