@@ -19,6 +19,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
@@ -564,9 +565,10 @@ static int is_fork(const struct pt_event *e)
         return 0;
     const char *colon = strchr(e->name, ':');
     const char *nm = colon != NULL ? colon + 1 : e->name;
-    /* a thread (CLONE_THREAD) shares its process's table: its tid names no process */
-    return (!strcmp(nm, "fork") || !strcmp(nm, "clone") || !strcmp(nm, "clone3")) &&
-           (nm[0] == 'f' || (ival(e, "flags", 0) & 0x10000) == 0);
+    /* a thread (CLONE_THREAD) shares its process's table: its tid names no
+     * process (clone3's flags are in memory the event does not hold) */
+    return !strcmp(nm, "fork") ||
+           (!strcmp(nm, "clone") && (ival(e, "flags", 0) & CLONE_THREAD) == 0);
 }
 
 void pt_fds_learn(struct pt_fds *t, const struct pt_event *e)
