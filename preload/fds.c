@@ -10,6 +10,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/sysmacros.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
@@ -17,11 +18,13 @@
 #define FDS_TARGET_MAX 512
 /* the list bytes of one event: the payload less its header, the two fixed
  * fields and the list's length word */
-#define FDS_LIST_MAX (SHIM_PAYLOAD_MAX - sizeof(struct posixtrace_call_hdr) - 16 - 4)
+/* the bytes of one event's two lists: the payload less its header, the two
+ * fixed fields and the lists' length words */
+#define FDS_ROOM (SHIM_PAYLOAD_MAX - sizeof(struct posixtrace_call_hdr) - 16 - 8)
 
 struct fds_batch {
-    char list[FDS_LIST_MAX];
-    size_t n;       /* bytes in list */
+    char list[FDS_ROOM], devs[FDS_ROOM];
+    size_t n, dn;   /* bytes in list, in devs */
     unsigned sent;  /* events recorded */
     uint64_t unlisted;
 };
@@ -32,10 +35,11 @@ static void fds_flush(struct fds_batch *b, int more)
     if (shim_begin(&c, POSIXTRACE_EV_FDS, NULL)) {
         shim_fix_fds(&c, more, more ? 0 : b->unlisted);
         shim_var(&c, b->list, b->n, b->n);
+        shim_var(&c, b->devs, b->dn, b->dn);
         shim_emit(&c);
     }
     b->sent++;
-    b->n = 0;
+    b->n = b->dn = 0;
 }
 
 static size_t fmt_uint(char *p, unsigned long v)
@@ -50,17 +54,36 @@ static size_t fmt_uint(char *p, unsigned long v)
     return n;
 }
 
-/* One descriptor's entry: "N TARGET\0" appended, a new event begun first if
- * it does not fit; past the last event, counted as unlisted. */
+/* "N char MAJ:MIN\0" for a character or block device, else nothing. */
+static size_t dev_entry(char *d, unsigned long fd)
+{
+    struct stat st;
+    if (fstat((int)fd, &st) != 0 || !(S_ISCHR(st.st_mode) || S_ISBLK(st.st_mode)))
+        return 0;
+    size_t n = fmt_uint(d, fd);
+    const char *k = S_ISCHR(st.st_mode) ? " char " : " block ";
+    memcpy(d + n, k, strlen(k));
+    n += strlen(k);
+    n += fmt_uint(d + n, major(st.st_rdev));
+    d[n++] = ':';
+    n += fmt_uint(d + n, minor(st.st_rdev));
+    d[n++] = '\0';
+    return n;
+}
+
+/* One descriptor's entries: "N TARGET\0" appended (and its device's), a new
+ * event begun first if they do not fit; past the last event, counted as
+ * unlisted. */
 static void fds_add(struct fds_batch *b, int dirfd, const char *name, unsigned long fd)
 {
-    char e[24 + FDS_TARGET_MAX + 1];
+    char e[24 + FDS_TARGET_MAX + 1], d[80];
     size_t n = fmt_uint(e, fd);
     e[n++] = ' ';
     long t = syscall(SYS_readlinkat, dirfd, name, e + n, (size_t)FDS_TARGET_MAX);
     n += t > 0 ? (size_t)t : 0;
     e[n++] = '\0';
-    if (b->n + n > sizeof b->list) {
+    size_t dn = dev_entry(d, fd);
+    if (b->n + b->dn + n + dn > FDS_ROOM) {
         if (b->sent + 1 >= FDS_EVENTS_MAX) {
             b->unlisted++;
             return;
@@ -69,6 +92,8 @@ static void fds_add(struct fds_batch *b, int dirfd, const char *name, unsigned l
     }
     memcpy(b->list + b->n, e, n);
     b->n += n;
+    memcpy(b->devs + b->dn, d, dn);
+    b->dn += dn;
 }
 
 static int parse_fd(const char *s, unsigned long *fd)
@@ -100,7 +125,7 @@ void shim_report_fds(void)
     if (dirfd < 0)
         return;
     struct fds_batch b;
-    b.n = 0;
+    b.n = b.dn = 0;
     b.sent = 0;
     b.unlisted = 0;
     int own = posixtrace_reserved_fd();

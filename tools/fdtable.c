@@ -31,6 +31,7 @@ struct fd_ent {
     char *name;     /* a path, or a target as /proc/self/fd read it ("pipe:[12]") */
     char *proto;    /* sockets made in the trace: "TCP", "UDPv6", "UNIX"... or NULL */
     char *local, *peer; /* sockets: addresses learned (bind, connect, accept) or NULL */
+    char *dev;      /* devices a process started with: "char 136:0" (-yy), or NULL */
     int cloexec;
 };
 
@@ -59,6 +60,7 @@ static void ent_free(gpointer p)
     g_free(e->proto);
     g_free(e->local);
     g_free(e->peer);
+    g_free(e->dev);
     g_free(e);
 }
 
@@ -77,6 +79,7 @@ static struct fd_ent *ent_copy(const struct fd_ent *o, int cloexec)
     e->proto = g_strdup(o->proto);
     e->local = g_strdup(o->local);
     e->peer = g_strdup(o->peer);
+    e->dev = g_strdup(o->dev);
     return e;
 }
 
@@ -194,6 +197,8 @@ static void ent_text(GString *s, const struct pt_fds *t, const struct fd_ent *e)
 {
     if (e->kind != FD_SOCKET || e->proto == NULL) {
         g_string_append(s, e->name);
+        if (t->level >= 2 && e->dev != NULL) /* as strace: /dev/pts/0<char 136:0> */
+            g_string_append_printf(s, "<%s>", e->dev);
         return;
     }
     if (t->level < 2) {
@@ -511,7 +516,42 @@ static enum fd_kind kind_of_target(const char *target)
     return FD_FILE;
 }
 
-/* An fds event: "N TARGET" strings. */
+/* Calls fn(t, pf, fd, rest) for each "N REST" string of an ARGV field. */
+static void each_entry(struct pt_fds *t, struct proc_fds *pf, const struct pt_field *f,
+                       void (*fn)(struct pt_fds *, struct proc_fds *, int, const char *))
+{
+    if (f == NULL)
+        return;
+    const char *p = (const char *)f->p, *end = p + f->n;
+    while (p < end) {
+        const char *z = memchr(p, '\0', (size_t)(end - p));
+        size_t len = z != NULL ? (size_t)(z - p) : (size_t)(end - p);
+        char *item = g_strndup(p, len), *sp = strchr(item, ' '), *stop = NULL;
+        gint64 fd = sp != NULL ? g_ascii_strtoll(item, &stop, 10) : -1;
+        if (sp != NULL && stop == sp && fd_ok(fd))
+            fn(t, pf, (int)fd, sp + 1);
+        g_free(item);
+        p += len + 1;
+    }
+}
+
+static void add_target(struct pt_fds *t, struct proc_fds *pf, int fd, const char *target)
+{
+    (void)t;
+    g_hash_table_insert(pf->fd, GINT_TO_POINTER(fd), ent_new(kind_of_target(target), target, 0));
+}
+
+static void add_device(struct pt_fds *t, struct proc_fds *pf, int fd, const char *dev)
+{
+    (void)t;
+    struct fd_ent *x = g_hash_table_lookup(pf->fd, GINT_TO_POINTER(fd));
+    if (x != NULL) {
+        g_free(x->dev);
+        x->dev = g_strdup(dev);
+    }
+}
+
+/* An fds event: "N TARGET" strings, and "N char MAJ:MIN" for devices. */
 static void learn_inherited(struct pt_fds *t, const struct pt_event *e)
 {
     const struct pt_field *f = pt_event_field(e, "fds");
@@ -524,20 +564,8 @@ static void learn_inherited(struct pt_fds *t, const struct pt_event *e)
         pt_warn("-y: process %ld started with %" G_GINT64_FORMAT " more descriptors than its "
                 "fds events list (64 events' worth): those show as numbers",
                 (long)e->info.posix_pid, (gint64)unlisted);
-    if (f == NULL)
-        return;
-    const char *p = (const char *)f->p, *end = p + f->n;
-    while (p < end) {
-        const char *z = memchr(p, '\0', (size_t)(end - p));
-        size_t len = z != NULL ? (size_t)(z - p) : (size_t)(end - p);
-        char *item = g_strndup(p, len), *sp = strchr(item, ' '), *stop = NULL;
-        gint64 fd = sp != NULL ? g_ascii_strtoll(item, &stop, 10) : -1;
-        if (sp != NULL && stop == sp && fd_ok(fd))
-            g_hash_table_insert(pf->fd, GINT_TO_POINTER((int)fd),
-                                ent_new(kind_of_target(sp + 1), sp + 1, 0));
-        g_free(item);
-        p += len + 1;
-    }
+    each_entry(t, pf, f, add_target);
+    each_entry(t, pf, pt_event_field(e, "devices"), add_device);
 }
 
 /* A fork child (the parent's fork event, ret = its pid): a copy of the

@@ -77,7 +77,7 @@ def test_without_y_no_fds_event(tmp_path):
     """Without -y the shim does not read its descriptors (the stream's filter
     leaves event fds out); with -y -o the log holds them (and -e all prints
     them), and posixtrace-dump -y on that log names the descriptors as the
-    live view does."""
+    live view does; -yy adds an inherited device's numbers."""
     f = tmp_path / "in.txt"
     f.write_text("x\n")
     devnull = open(os.devnull, "wb")
@@ -93,6 +93,11 @@ def test_without_y_no_fds_event(tmp_path):
     strip = lambda evs: [(e[0], e[1], re.sub(r" <[\d.]+>", "", e[2])) for e in evs]
     assert strip(dumped) == strip(live)
     assert any(e[1].startswith("fd=1</dev/null>, ") for e in of(dumped, "posixtrace:write"))
+    # -yy: an inherited device with its numbers, as strace shows them
+    dev = os.stat(os.devnull).st_rdev
+    yy = of(events(tdump("-yy", "-e", "write", log).out), "posixtrace:write")
+    assert yy and yy[0][1].startswith("fd=1</dev/null<char %d:%d>>, " % (os.major(dev), os.minor(dev))), yy
+    assert '"1 char %d:%d"' % (os.major(dev), os.minor(dev)) in fds[0][1], fds
 
 
 def test_dash_pipeline(tmp_path):
