@@ -192,24 +192,40 @@ static char *addr_text(const struct pt_field *f)
     return NULL;
 }
 
+/* A name from the trace, control bytes and '<', '>' escaped (\x0a): a
+ * path may hold anything, and a line of text output stays one line. */
+static void name_text(GString *s, const char *name)
+{
+    for (const unsigned char *p = (const unsigned char *)name; *p != '\0'; p++) {
+        if (*p < 0x20 || *p == 0x7f || *p == '<' || *p == '>' || *p == '\\')
+            g_string_append_printf(s, "\\x%02x", *p);
+        else
+            g_string_append_c(s, (char)*p);
+    }
+}
+
 /* The text of an entry at the table's level. */
 static void ent_text(GString *s, const struct pt_fds *t, const struct fd_ent *e)
 {
     if (e->kind != FD_SOCKET || e->proto == NULL) {
-        g_string_append(s, e->name);
+        name_text(s, e->name);
         if (t->level >= 2 && e->dev != NULL) /* as strace: /dev/pts/0<char 136:0> */
             g_string_append_printf(s, "<%s>", e->dev);
         return;
     }
     if (t->level < 2) {
-        g_string_append(s, e->name);
+        name_text(s, e->name);
         return;
     }
     g_string_append_printf(s, "socket:[%s", e->proto);
-    if (e->local != NULL || e->peer != NULL)
-        g_string_append_printf(s, ":%s", e->local != NULL ? e->local : "?");
-    if (e->peer != NULL)
-        g_string_append_printf(s, "->%s", e->peer);
+    if (e->local != NULL || e->peer != NULL) {
+        g_string_append_c(s, ':');
+        name_text(s, e->local != NULL ? e->local : "?");
+    }
+    if (e->peer != NULL) {
+        g_string_append(s, "->");
+        name_text(s, e->peer);
+    }
     g_string_append_c(s, ']');
 }
 

@@ -297,3 +297,15 @@ def test_ls_libselinux_constructor(tmp_path):
     assert names[0] == "posixtrace:process_start", names
     fo = [e for e in js if e["event"] == "posixtrace:fopen" and e["pid"] == pid]
     assert fo and fo[0]["args"]["path"] == "/proc/filesystems", names
+
+
+def test_odd_names_escaped(tmp_path):
+    """A path with a newline and '>' in it: -y escapes them (\\x0a, \\x3e), so
+    each event stays one line and the annotation's end stays unambiguous."""
+    f = tmp_path / "a\nb>c"
+    f.write_text("z")
+    p = trun("-y", "-e", "read", PY, "-c", "import os,sys; os.read(os.open(sys.argv[1], 0), 1)",
+             str(f))
+    want = "%s/a\\x0ab\\x3ec" % tmp_path
+    assert any(re.match(r"fd=\d+<%s>, count=1, buf=\"z\"" % re.escape(want), e[1])
+               for e in of(events(p.err), "posixtrace:read")), p.err
