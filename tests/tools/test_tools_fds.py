@@ -309,3 +309,16 @@ def test_odd_names_escaped(tmp_path):
     want = "%s/a\\x0ab\\x3ec" % tmp_path
     assert any(re.match(r"fd=\d+<%s>, count=1, buf=\"z\"" % re.escape(want), e[1])
                for e in of(events(p.err), "posixtrace:read")), p.err
+
+
+def test_e_prints_less_than_y_needs(tmp_path):
+    """-y -e read: the open, close and fds events the table learns from are
+    recorded (the stream's filter lets them through) but not printed; the
+    reads still name the file and the inherited stdout."""
+    f = tmp_path / "in.txt"
+    f.write_text("only reads\n")
+    p = trun("-y", "-e", "read,write", "cat", f, stdout=open(os.devnull, "wb"))
+    evs = events(p.err)
+    assert {e[0] for e in evs} == {"posixtrace:read", "posixtrace:write"}, p.err
+    assert any(re.match(r"fd=\d+<%s>, " % re.escape(str(f)), e[1]) for e in of(evs, "posixtrace:read")), p.err
+    assert any(e[1].startswith("fd=1</dev/null>, ") for e in of(evs, "posixtrace:write")), p.err
