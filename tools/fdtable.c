@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include <sys/un.h>
+#include <sys/wait.h>
 
 enum fd_kind { FD_FILE, FD_PIPE, FD_SOCKET };
 
@@ -615,11 +616,30 @@ static int is_fork(const struct pt_event *e)
            (!strcmp(nm, "clone") && (ival(e, "flags", 0) & CLONE_THREAD) == 0);
 }
 
+/* A child reaped (its wait status says it ended) or a process_end: its
+ * events are all before this one, its table goes (a long run of many
+ * processes keeps only the live ones'). */
+static void forget_ended(struct pt_fds *t, const struct pt_event *e)
+{
+    const struct pt_field *st = pt_event_field(e, "status");
+    int64_t pid = e->id == POSIXTRACE_EV_PROCESS_END ? ival(e, "pid", 0) : e->hdr.ret;
+    if (st == NULL || st->absent || pid <= 0 || pid > G_MAXINT)
+        return;
+    int w = (int)st->u;
+    if (WIFEXITED(w) || WIFSIGNALED(w))
+        g_hash_table_remove(t->pid, GINT_TO_POINTER((int)pid));
+}
+
 void pt_fds_learn(struct pt_fds *t, const struct pt_event *e)
 {
     if (t == NULL || e->kind != PT_K_CALL)
         return;
     pid_t pid = e->info.posix_pid;
+    if (e->id == POSIXTRACE_EV_PROCESS_END ||
+        (e->id == POSIXTRACE_EV_WAIT && pt_call_returns(e) && e->hdr.err == 0)) {
+        forget_ended(t, e);
+        return;
+    }
     if (e->id == POSIXTRACE_EV_PROCESS_START) {
         image_start(t, pid);
         return;
