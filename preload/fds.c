@@ -26,6 +26,7 @@ struct fds_batch {
     char list[FDS_ROOM], devs[FDS_ROOM];
     size_t n, dn;   /* bytes in list, in devs */
     unsigned sent;  /* events recorded */
+    bool cut;       /* a target of this event was cut to FDS_TARGET_MAX */
     uint64_t unlisted;
 };
 
@@ -36,10 +37,13 @@ static void fds_flush(struct fds_batch *b, int more)
         shim_fix_fds(&c, more, more ? 0 : b->unlisted);
         shim_var(&c, b->list, b->n, b->n);
         shim_var(&c, b->devs, b->dn, b->dn);
+        if (b->cut)
+            c.flags |= POSIXTRACE_CALL_DATA_CUT;
         shim_emit(&c);
     }
     b->sent++;
     b->n = b->dn = 0;
+    b->cut = false;
 }
 
 static size_t fmt_uint(char *p, unsigned long v)
@@ -90,6 +94,8 @@ static void fds_add(struct fds_batch *b, int dirfd, const char *name, unsigned l
         }
         fds_flush(b, 1);
     }
+    if (t >= FDS_TARGET_MAX)
+        b->cut = true;
     memcpy(b->list + b->n, e, n);
     b->n += n;
     memcpy(b->devs + b->dn, d, dn);
@@ -127,6 +133,7 @@ void shim_report_fds(void)
     struct fds_batch b;
     b.n = b.dn = 0;
     b.sent = 0;
+    b.cut = false;
     b.unlisted = 0;
     int own = posixtrace_reserved_fd();
     char buf[2048] __attribute__((aligned(8)));

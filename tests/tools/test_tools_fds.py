@@ -322,3 +322,44 @@ def test_e_prints_less_than_y_needs(tmp_path):
     assert {e[0] for e in evs} == {"posixtrace:read", "posixtrace:write"}, p.err
     assert any(re.match(r"fd=\d+<%s>, " % re.escape(str(f)), e[1]) for e in of(evs, "posixtrace:read")), p.err
     assert any(e[1].startswith("fd=1</dev/null>, ") for e in of(evs, "posixtrace:write")), p.err
+
+
+MANY = r"""
+import os, resource, sys
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+if hard != resource.RLIM_INFINITY and hard < 4200:
+    print("skip"); sys.exit(0)
+resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, 4200), hard))
+long = os.path.join(sys.argv[1], "d" * 200, "e" * 200, "f" * 200)
+os.makedirs(os.path.dirname(long))
+open(long, "w").close()
+fds = [os.open(long if i == 0 else os.devnull, os.O_RDONLY) for i in range(4000)]
+for fd in fds:
+    os.set_inheritable(fd, True)
+sys.stdout.flush()
+os.execv("/bin/true", ["true"])
+"""
+
+
+def test_many_inherited_descriptors(tmp_path):
+    """An image that starts with 4000 descriptors more than 64 fds events
+    hold: the last event counts the ones not listed and posixtrace-dump -y
+    says so on stderr (none dropped silently); a target longer than 512
+    bytes is cut, flag DATA_CUT."""
+    log = tmp_path / "many.ptl"
+    p = trun("-y", "-o", log, PY, "-c", MANY, tmp_path)
+    if p.out.strip() == "skip":
+        pytest.skip("RLIMIT_NOFILE's hard limit is below 4200")
+    js = json_lines(tdump("-j", "json", "-e", "fds,process_start", log).out)
+    last = [i for i, e in enumerate(js) if e["event"] == "posixtrace:process_start"][-1]
+    pid = js[last]["pid"]   # /bin/true, the image python exec'd
+    mine = [e for e in js[last:] if e["event"] == "posixtrace:fds" and e["pid"] == pid]
+    assert len(mine) == 64 and [e["args"]["more"] for e in mine] == [1] * 63 + [0], len(mine)
+    listed = sum(len(e["args"]["fds"]) for e in mine)
+    assert mine[-1]["args"]["unlisted"] > 0
+    assert listed + mine[-1]["args"]["unlisted"] >= 4003, (listed, mine[-1]["args"]["unlisted"])
+    cut = [e for e in mine if any(len(x) > 500 for x in e["args"]["fds"])]
+    assert cut and cut[0]["data_cut"] is True
+    d = tdump("-y", log)
+    assert re.search(r"-y: process %d started with %d more descriptors" %
+                     (pid, mine[-1]["args"]["unlisted"]), d.err), d.err
