@@ -28,7 +28,7 @@ static SHIM_NOINLINE pid_t fork_rec(const void *ra)
     if (r == 0)
         shim_tid_reset();
     shim_end(&c, r, r < 0);
-    shim_fix_fork(&c);
+    shim_fix_fork(&c, r == 0 ? getppid() : 0);
     shim_emit(&c);
     return r;
 }

@@ -121,6 +121,14 @@ static void refine_results(struct pt_event *e)
     }
 }
 
+/* fork's parent is recorded in the child only. */
+static void refine_fork(struct pt_event *e)
+{
+    struct pt_field *parent = field(e, "parent");
+    if (e->id == POSIXTRACE_EV_FORK && parent != NULL && e->hdr.ret != 0)
+        parent->absent = 1;
+}
+
 /* open's mode is read only with O_CREAT or O_TMPFILE (the shim records 0). */
 static void refine_open(struct pt_event *e)
 {
@@ -144,6 +152,7 @@ void pt_calls_refine(struct pt_event *e)
     refine_fn(e);
     refine_results(e);
     refine_open(e);
+    refine_fork(e);
 }
 
 void pt_append_event_name(GString *s, const struct pt_event *e)

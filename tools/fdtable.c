@@ -39,6 +39,7 @@ struct fd_ent {
 struct proc_fds {
     GHashTable *fd;  /* int fd -> struct fd_ent * */
     int fresh;       /* an image began (process_start): its first fds event replaces all */
+    int forked;      /* a fork child whose table was copied from its parent's */
 };
 
 struct pt_fds {
@@ -585,15 +586,19 @@ static void learn_inherited(struct pt_fds *t, const struct pt_event *e)
     each_entry(t, pf, pt_event_field(e, "devices"), add_device);
 }
 
-/* A fork child (the parent's fork event, ret = its pid): a copy of the
- * parent's table; what the child learned already (its events may come
- * before its parent's fork event) is kept. */
+/* A fork child: a copy of the parent's table, once: at the child's own fork
+ * event (its first; it names its parent), else, in logs of earlier
+ * versions, at its parent's fork event (ret = its pid), keeping what the
+ * child learned already (its events may come before that one). */
 static void fork_child(struct pt_fds *t, pid_t parent, pid_t child)
 {
     struct proc_fds *pp = proc_get(t, parent, 0);
     if (pp == NULL || child <= 0 || child == parent)
         return;
     struct proc_fds *pc = proc_get(t, child, 1);
+    if (pc->forked)
+        return;
+    pc->forked = 1;
     GHashTableIter it;
     gpointer k, v;
     g_hash_table_iter_init(&it, pp->fd);
@@ -650,6 +655,12 @@ void pt_fds_learn(struct pt_fds *t, const struct pt_event *e)
     }
     if (is_fork(e) && pt_call_returns(e) && e->hdr.err == 0 && e->hdr.ret > 0) {
         fork_child(t, pid, (pid_t)e->hdr.ret);
+        return;
+    }
+    int64_t parent = ival(e, "parent", 0);
+    if (e->id == POSIXTRACE_EV_FORK && pt_call_returns(e) && e->hdr.ret == 0 && parent > 0 &&
+        parent <= G_MAXINT) {
+        fork_child(t, (pid_t)parent, pid);
         return;
     }
     struct change ch[CH_MAX];
