@@ -191,19 +191,54 @@ void shim_preload_init(void);
 void shim_threads_init(void);
 void shim_exec_init(void);
 
+/* Set once the shim has initialised in this image (shim.h, shim_begin). */
+int shim_started;
+static int ranges_noted;
+
+static void note_ranges(void)
+{
+    struct range_query q = { { (uintptr_t)&posixtrace_sys_event, (uintptr_t)&_Unwind_Backtrace,
+                               (uintptr_t)&note_ranges } };
+    dl_iterate_phdr(find_ranges, &q);
+    __atomic_store_n(&ranges_noted, 1, __ATOMIC_RELEASE);
+}
+
+/* Once per image: from the constructor, or earlier from the first recorded
+ * call when another object's constructor makes one before the shim's runs
+ * (argc -1, argv NULL: process_start reads /proc/self/cmdline). The flag is
+ * set first, so the calls made here never come back. */
+static void shim_setup(int argc, char **argv)
+{
+    if (__atomic_exchange_n(&shim_started, 1, __ATOMIC_ACQ_REL))
+        return;
+    read_config();
+    if (!__atomic_load_n(&ranges_noted, __ATOMIC_ACQUIRE))
+        note_ranges();
+    shim_preload_init();
+    shim_exec_init();
+    shim_threads_init();
+    shim_process_start(argc, argv);
+}
+
+/* A call to record before the constructor ran: the program's (not the trace
+ * system's own, such as libposixtrace's initialisation) and with a stream
+ * attached to take it, else the constructor starts the shim as usual. */
+void shim_setup_early(const void *ra)
+{
+    int saved = errno;
+    if (!__atomic_load_n(&ranges_noted, __ATOMIC_ACQUIRE))
+        note_ranges();
+    if (!shim_internal_caller(ra) && posixtrace_call_begin(POSIXTRACE_EV_PROCESS_START) != 0)
+        shim_setup(-1, NULL);
+    errno = saved;
+}
+
 /* glibc passes (argc, argv, envp) to the initialisers of every object. */
 __attribute__((constructor)) static void shim_init(int argc, char **argv, char **envp)
 {
     (void)envp;
     int saved = errno;
-    read_config();
-    struct range_query q = { { (uintptr_t)&posixtrace_sys_event, (uintptr_t)&_Unwind_Backtrace,
-                               (uintptr_t)&shim_init } };
-    dl_iterate_phdr(find_ranges, &q);
-    shim_preload_init();
-    shim_exec_init();
-    shim_threads_init();
-    shim_process_start(argc, argv);
+    shim_setup(argc, argv);
     shim_sud_init();
     errno = saved;
 }

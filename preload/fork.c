@@ -15,6 +15,7 @@
 #include "shim.h"
 
 #include <spawn.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 REAL(pid_t, fork, void);
@@ -24,11 +25,14 @@ static SHIM_NOINLINE pid_t fork_rec(const void *ra)
     struct shim_call c;
     if (!shim_begin(&c, POSIXTRACE_EV_FORK, ra))
         return NEXT(fork)();
+    /* the child's parent, taken before the fork: a getppid in the child
+     * would name its new parent if this one had died meanwhile */
+    pid_t self = (pid_t)syscall(SYS_getpid);
     pid_t r = NEXT(fork)();
     if (r == 0)
         shim_tid_reset();
     shim_end(&c, r, r < 0);
-    shim_fix_fork(&c);
+    shim_fix_fork(&c, r == 0 ? self : 0);
     shim_emit(&c);
     return r;
 }

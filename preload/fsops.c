@@ -78,7 +78,8 @@ static SHIM_NOINLINE int pipe_rec(int two, int fds[2], int flags, const void *ra
     int r = two ? NEXT(pipe2)(fds, flags) : NEXT(pipe)(fds);
     shim_end(&c, r, r < 0);
     c.flags |= POSIXTRACE_CALL_WITH_FN(two ? POSIXTRACE_FN_PIPE2 : POSIXTRACE_FN_PIPE);
-    shim_fix_pipe(&c, flags, r == 0 ? fds[0] : -1, r == 0 ? fds[1] : -1);
+    shim_fix_pipe(&c, flags, r == 0 ? fds[0] : -1, r == 0 ? fds[1] : -1,
+                  r == 0 ? shim_fd_ino(fds[0]) : 0);
     shim_emit(&c);
     return r;
 }

@@ -6,24 +6,48 @@
  */
 #include "shim.h"
 
+#include <fcntl.h>
 #include <stdlib.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
+/* argv when the shim starts before its constructor is called (a call from
+ * another object's constructor): /proc/self/cmdline, the same strings
+ * NUL-terminated back to back, read with raw system calls (no wrapper). */
+static void cmdline_field(struct shim_call *c)
+{
+    char b[SHIM_PAYLOAD_MAX];
+    size_t n = 0;
+    int fd = (int)syscall(SYS_openat, AT_FDCWD, "/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        shim_nodata(c);
+        return;
+    }
+    long r;
+    while (n < sizeof b && (r = syscall(SYS_read, fd, b + n, sizeof b - n)) > 0)
+        n += (size_t)r;
+    syscall(SYS_close, fd);
+    shim_var(c, b, n, n);
+}
+
 void shim_process_start(int argc, char **argv)
 {
     if (!posixtrace_wanted(POSIXTRACE_EV_PROCESS_START))
-        goto map;
+        goto fds;
     struct shim_call c;
     shim_begin(&c, POSIXTRACE_EV_PROCESS_START, NULL);
     shim_fix_process_start(&c, syscall(SYS_getpid), getppid());
     shim_str(&c, shim_exe_path());
-    if (argv != NULL && argc >= 0 && argv[argc] == NULL)
+    if (argc == -1 && argv == NULL)
+        cmdline_field(&c);
+    else if (argv != NULL && argc >= 0 && argv[argc] == NULL)
         shim_argv(&c, argv);
     else
         shim_nodata(&c);
     shim_emit(&c);
-map:
+fds:
+    if (posixtrace_wanted(POSIXTRACE_EV_FDS))
+        shim_report_fds();
     if (posixtrace_wanted(POSIXTRACE_EV_MODULE))
         shim_report_modules();
 }

@@ -19,6 +19,7 @@ preload_libposixtrace_preload_la_SOURCES = \
 	preload/rw.c \
 	preload/fsops.c \
 	preload/fdkeep.c \
+	preload/fds.c \
 	preload/stdio.c \
 	preload/net.c \
 	preload/sud/sud.h \

@@ -57,7 +57,7 @@ static SHIM_NOINLINE int socket_rec(int d, int t, int p, const void *ra)
         return NEXT(socket)(d, t, p);
     int r = NEXT(socket)(d, t, p);
     shim_end(&c, r, r < 0);
-    shim_fix_socket(&c, d, t, p);
+    shim_fix_socket(&c, d, t, p, shim_fd_ino(r));
     shim_emit(&c);
     return r;
 }
@@ -67,6 +67,29 @@ SHIM_API int socket(int d, int t, int p)
     if (WANT(SOCKET))
         return NEXT(socket)(d, t, p);
     return socket_rec(d, t, p, RA());
+}
+
+/* socketpair: the two descriptors are read only after a successful call */
+REAL(int, socketpair, int, int, int, int[2]);
+
+static SHIM_NOINLINE int socketpair_rec(int d, int t, int p, int sv[2], const void *ra)
+{
+    struct shim_call c;
+    if (!shim_begin(&c, POSIXTRACE_EV_SOCKETPAIR, ra))
+        return NEXT(socketpair)(d, t, p, sv);
+    int r = NEXT(socketpair)(d, t, p, sv);
+    shim_end(&c, r, r < 0);
+    shim_fix_socketpair(&c, d, t, p, r == 0 ? sv[0] : -1, r == 0 ? sv[1] : -1,
+                        r == 0 ? shim_fd_ino(sv[0]) : 0, r == 0 ? shim_fd_ino(sv[1]) : 0);
+    shim_emit(&c);
+    return r;
+}
+
+SHIM_API int socketpair(int d, int t, int p, int sv[2])
+{
+    if (WANT(SOCKETPAIR))
+        return NEXT(socketpair)(d, t, p, sv);
+    return socketpair_rec(d, t, p, sv, RA());
 }
 
 /* bind and connect */

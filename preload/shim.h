@@ -115,6 +115,12 @@ extern volatile int shim_map_pending;      /* modules to report (init, dlopen) *
 void shim_report_modules(void);
 const char *shim_exe_path(void);
 
+/* ---- fds.c: the descriptors an image starts with (event fds) ---- */
+void shim_report_fds(void);
+/* The inode of descriptor fd (pipe:[INODE], socket:[INODE]), 0 if none:
+ * one fstat, after a call that made fd (pipe, socket, socketpair). */
+uint64_t shim_fd_ino(int fd);
+
 /* ---- stack.c ---- */
 /* The stack event of the call made from ra (NULL: none), by thread tid. */
 void shim_record_stack(const void *ra, uint32_t tid);
@@ -165,8 +171,16 @@ struct shim_call {
     } p;
 };
 
+/* core.c: the shim's initialisation, once per image (process_start first). */
+extern int shim_started;
+void shim_setup_early(const void *ra);
+
 static inline bool shim_begin(struct shim_call *c, unsigned id, const void *ra)
 {
+    /* A call recorded before the shim's constructor ran (another object's
+     * constructor): process_start goes first all the same. */
+    if (unlikely(!__atomic_load_n(&shim_started, __ATOMIC_RELAXED)))
+        shim_setup_early(ra);
     if (unlikely(shim_internal_caller(ra)))
         return false;
     c->sud = shim_sud_enter(); /* the real call is not recorded again as a system call */

@@ -47,7 +47,9 @@ static const struct { unsigned id; const char *field; int show; } shows[] = {
 
 /* Results written only by a call that succeeded (wait's status: that reaped a child). */
 static const struct { unsigned id; const char *fields; } results[] = {
-    { POSIXTRACE_EV_PIPE, "rfd wfd" },
+    { POSIXTRACE_EV_PIPE, "rfd wfd ino" },
+    { POSIXTRACE_EV_SOCKETPAIR, "sv0 sv1 ino0 ino1" },
+    { POSIXTRACE_EV_SOCKET, "ino" },
     { POSIXTRACE_EV_WAIT, "status" },
     { POSIXTRACE_EV_WAITID, "si_pid si_code si_status" },
 };
@@ -119,6 +121,14 @@ static void refine_results(struct pt_event *e)
     }
 }
 
+/* fork's parent is recorded in the child only. */
+static void refine_fork(struct pt_event *e)
+{
+    struct pt_field *parent = field(e, "parent");
+    if (e->id == POSIXTRACE_EV_FORK && parent != NULL && e->hdr.ret != 0)
+        parent->absent = 1;
+}
+
 /* open's mode is read only with O_CREAT or O_TMPFILE (the shim records 0). */
 static void refine_open(struct pt_event *e)
 {
@@ -142,6 +152,7 @@ void pt_calls_refine(struct pt_event *e)
     refine_fn(e);
     refine_results(e);
     refine_open(e);
+    refine_fork(e);
 }
 
 void pt_append_event_name(GString *s, const struct pt_event *e)

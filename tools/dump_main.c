@@ -21,8 +21,17 @@ static struct {
     gboolean relative;
     char *format_j;
     gint strsize;
+    gint fds;          /* -y: 1, -yy: 2 */
     gchar **logs;
 } opt;
+
+/* -y, -yy: how many times -y was given. */
+static gboolean count_y(const gchar *n, const gchar *v, gpointer d, GError **err)
+{
+    (void)n, (void)v, (void)d, (void)err;
+    opt.fds++;
+    return TRUE;
+}
 
 static gboolean add_spec(const gchar *name, const gchar *value, gpointer data, GError **err)
 {
@@ -103,6 +112,11 @@ static const GOptionEntry entries[] = {
       "Show program addresses and stacks as function (file:line) or module+offset (inlined "
       "functions too; binaries checked against the build ids the trace recorded)", NULL },
     { "addr", 'a', 0, G_OPTION_ARG_NONE, &opt.addr, "Show the program address of each event", NULL },
+    { "decode-fds", 'y', G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, count_y,
+      "As strace: show the file, pipe or socket behind each descriptor (3</etc/passwd>), learned "
+      "from the trace (its opens, pipes, sockets, dups, and the descriptors each process started "
+      "with if the log has them: posixtrace-run -y -o); -yy: sockets' protocol and addresses too",
+      NULL },
     { "strsize", 0, 0, G_OPTION_ARG_CALLBACK, set_strsize,
       "Show at most N bytes of each captured buffer (text output; 0, the default: all)", "N" },
     { "version", 'V', 0, G_OPTION_ARG_NONE, &opt.version, "Print the version and exit", NULL },
@@ -129,6 +143,8 @@ static gboolean parse(int argc, char **argv, struct pt_sink *k)
         opt.format = opt.format_j;
         opt.format_j = NULL;
     }
+    if (ok && opt.fds > 2)
+        g_set_error(&err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "-y: at most -yy");
     if (ok && opt.relative && opt.timefmt == NULL)
         opt.timefmt = g_strdup("delta");
     if (ok && opt.failed_only && opt.successful_only)
@@ -165,6 +181,8 @@ static void setup_sink(struct pt_sink *k)
     k->out.show_addr = opt.addr || opt.symbolize;
     if (opt.symbolize)
         k->out.sym = pt_sym_new();
+    if (opt.fds)
+        k->out.fds = pt_fds_new(opt.fds);
     if (opt.summary || opt.summary_too)
         k->summary = pt_summary_new();
     k->print_events = !opt.summary || opt.summary_too;

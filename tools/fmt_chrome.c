@@ -175,6 +175,12 @@ void pt_chrome_event(struct pt_out *o, const struct pt_event *e)
     if (e->kind == PT_K_CALL || e->kind == PT_K_PREDEF) {
         GString *a = g_string_new(NULL);
         pt_json_args(a, o, e);
+        if (o->fds != NULL && e->kind == PT_K_CALL) {
+            g_string_truncate(a, a->len - 1);
+            g_string_append(a, a->len > 1 ? ",\"fds\":" : "\"fds\":");
+            pt_fds_json(a, o, e);
+            g_string_append_c(a, '}');
+        }
         if (slice) {
             g_string_truncate(a, a->len - 1); /* the closing brace */
             if (e->probe != NULL) {

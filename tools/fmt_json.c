@@ -109,6 +109,34 @@ void pt_json_args(GString *s, const struct pt_out *o, const struct pt_event *e)
     g_string_append_c(s, '}');
 }
 
+/* One name of the -y object: "fd":"/etc/passwd". */
+static void fds_member(GString *s, int *k, const char *key, GString *t)
+{
+    g_string_append(s, (*k)++ ? "," : "");
+    pt_esc_json_str(s, key);
+    g_string_append_c(s, ':');
+    pt_esc_json(s, (const unsigned char *)t->str, t->len);
+}
+
+void pt_fds_json(GString *s, const struct pt_out *o, const struct pt_event *e)
+{
+    GString *t = g_string_new(NULL);
+    int k = 0;
+    g_string_append_c(s, '{');
+    for (unsigned i = 0; e->kind == PT_K_CALL && i < e->desc->nfields &&
+                         i < POSIXTRACE_MAX_FIELDS; i++) {
+        g_string_truncate(t, 0);
+        if (pt_fds_field(o->fds, e, &e->f[i], t))
+            fds_member(s, &k, e->f[i].name, t);
+    }
+    g_string_truncate(t, 0);
+    if (e->kind == PT_K_CALL && pt_call_returns(e) && e->hdr.err == 0 &&
+        pt_fds_result(o->fds, e, t))
+        fds_member(s, &k, "ret", t);
+    g_string_append_c(s, '}');
+    g_string_free(t, TRUE);
+}
+
 static const char *kind_name(enum pt_kind k)
 {
     static const char *const n[] = { "predefined", "call", "system", "user" };
@@ -210,6 +238,10 @@ void pt_json_event(struct pt_out *o, const struct pt_event *e)
     head_json(s, o, e);
     if (e->kind == PT_K_CALL) {
         call_json(s, e);
+        if (o->fds != NULL) {
+            g_string_append(s, ",\"fds\":");
+            pt_fds_json(s, o, e);
+        }
         if (o->sym != NULL)
             addrs_sym_json(s, o, e);
     } else if (e->kind == PT_K_PREDEF) {

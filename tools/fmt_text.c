@@ -88,6 +88,18 @@ static void addrs_text(GString *s, const struct pt_out *o, const struct pt_event
     g_string_append_c(s, ']');
 }
 
+/* -y: "3</etc/passwd>" */
+static void fd_text(GString *s, const struct pt_out *o, const struct pt_event *e,
+                    const struct pt_field *f)
+{
+    gsize at = s->len;
+    g_string_append_c(s, '<');
+    if (pt_fds_field(o->fds, e, f, s))
+        g_string_append_c(s, '>');
+    else
+        g_string_truncate(s, at);
+}
+
 static void field_text(GString *s, const struct pt_out *o, const struct pt_event *e,
                        const struct pt_field *f)
 {
@@ -101,6 +113,7 @@ static void field_text(GString *s, const struct pt_out *o, const struct pt_event
     default:
         if (f->type < POSIXTRACE_F_VARIABLE) {
             pt_fmt_fixed_field(s, f);
+            fd_text(s, o, e, f);
         } else if (!pt_fmt_poll_field(s, f, 0)) { /* BYTES and unknown variable types */
             g_string_append(s, "x'");
             pt_hex(s, f->p, f->n);
@@ -183,7 +196,17 @@ void pt_text_args(GString *s, const struct pt_out *o, const struct pt_event *e)
     }
 }
 
-static void result_text(GString *s, const struct pt_event *e)
+static void result_fd(GString *s, const struct pt_out *o, const struct pt_event *e)
+{
+    gsize at = s->len;
+    g_string_append_c(s, '<');
+    if (pt_fds_result(o->fds, e, s))
+        g_string_append_c(s, '>');
+    else
+        g_string_truncate(s, at);
+}
+
+static void result_text(GString *s, const struct pt_out *o, const struct pt_event *e)
 {
     char b[32];
     if (!pt_call_returns(e)) {
@@ -199,6 +222,8 @@ static void result_text(GString *s, const struct pt_event *e)
         g_string_append(s, " = ");
         pt_append_i64(s, e->hdr.ret);
     }
+    if (e->hdr.err == 0)
+        result_fd(s, o, e);
     if (e->hdr.err != 0)
         g_string_append_printf(s, " %s (%s)", pt_errno_name(e->hdr.err, b, sizeof b),
                                pt_strerror(e->hdr.err));
@@ -225,7 +250,7 @@ void pt_text_event(struct pt_out *o, const struct pt_event *e)
     pt_text_args(s, o, e);
     g_string_append_c(s, ')');
     if (e->kind == PT_K_CALL && !e->unfinished)
-        result_text(s, e);
+        result_text(s, o, e);
     if (e->info.posix_truncation_status != POSIX_TRACE_NOT_TRUNCATED)
         g_string_append(s, e->info.posix_truncation_status == POSIX_TRACE_TRUNCATED_RECORD
                                ? " [truncated]" : " [truncated read]");

@@ -26,6 +26,7 @@ tools_libptools_la_SOURCES = \
 	tools/proc_end.c tools/inflight.c \
 	tools/summary.c \
 	tools/symbolize.c \
+	tools/fdtable.c \
 	tools/sym_elf.h \
 	tools/sym_elf.c \
 	tools/sink.c \

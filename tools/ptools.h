@@ -21,6 +21,7 @@
  *   inflight.c     calls unfinished at the end (posixtrace:call_unfinished) shown as the call
  *   summary.c      -c: the table per event type
  *   symbolize.c    program addresses -> module+offset, function, file:line
+ *   fdtable.c      -y/-yy: what each descriptor of each process names
  *   sink.c         filtering (pid, tid, time window, event set) and dispatch
  *   readloop.c     reading a stream with the getnext family into a sink
  *   util.c         sizes, times, messages
@@ -192,6 +193,7 @@ struct pt_out {
     size_t strsize;            /* strings/buffers shown up to this many bytes (0: all) */
     int show_addr;
     struct pt_symbolizer *sym; /* NULL: addresses in hex */
+    struct pt_fds *fds;        /* -y/-yy: descriptors named, NULL: numbers only */
     /* chrome */
     int chrome_n;              /* events written so far */
     GHashTable *chrome_pids;   /* pid -> its program and threads (fmt_chrome.c) */
@@ -209,6 +211,9 @@ void pt_chrome_end(struct pt_out *o);
 void pt_fmt_time(GString *s, struct pt_out *o, int64_t ns);
 /* Appends e's decoded arguments as text (a, b, c). */
 void pt_text_args(GString *s, const struct pt_out *o, const struct pt_event *e);
+/* -y: {"fd":"/etc/passwd","ret":"..."}, the descriptor fields (and result)
+ * whose file, pipe or socket is known (fmt_json.c; JSON and Chrome). */
+void pt_fds_json(GString *s, const struct pt_out *o, const struct pt_event *e);
 /* Appends e's arguments as a JSON object. */
 void pt_json_args(GString *s, const struct pt_out *o, const struct pt_event *e);
 
@@ -272,6 +277,22 @@ void pt_sym_learn_proc(struct pt_symbolizer *y, pid_t pid);
  * "libc.so.6+0x2a1f0", or "0x..." when nothing is known). */
 void pt_sym_addr(struct pt_symbolizer *y, GString *s, pid_t pid, uint64_t addr);
 void pt_sym_free(struct pt_symbolizer *y);
+
+/* ---- fdtable.c: -y/-yy, what each descriptor names (from the trace) ---- */
+struct pt_fds;
+struct pt_fds *pt_fds_new(int level);  /* 1: -y, 2: -yy (socket protocols, addresses) */
+void pt_fds_free(struct pt_fds *t);
+int pt_fds_level(const struct pt_fds *t); /* 0 for NULL */
+/* Appends what descriptor field f of e names, as the table was before e
+ * (pipe's and fopen's output descriptors: as e makes them); 0 if unknown. */
+int pt_fds_field(struct pt_fds *t, const struct pt_event *e, const struct pt_field *f,
+                 GString *s);
+/* Appends what the descriptor e returns names (open, socket, dup...); 0 if none. */
+int pt_fds_result(struct pt_fds *t, const struct pt_event *e, GString *s);
+/* After e was written: the changes it makes. */
+void pt_fds_learn(struct pt_fds *t, const struct pt_event *e);
+/* Adds the events the table learns from. */
+void pt_fds_needed(trace_event_set_t *set);
 
 /* ---- sink.c: what to do with each event ---- */
 struct pt_sink {

@@ -30,6 +30,7 @@ struct run_opts {
     gboolean no_follow, follow, summary, summary_too, addr, quiet, version, info, no_preload;
     gboolean failed_only, successful_only, relative;
     gint strsize, stack, pid, t_count;
+    gint fds;                  /* -y: 1, -yy: 2 (descriptors named; the fds event recorded) */
     gboolean syscalls;         /* --syscalls: POSIXTRACE_SYSCALLS=1 for the shim */
     gint block_ms;             /* --block[=MS]: writers wait this long for room; 0: off */
     gchar **argv;              /* the program and its arguments */

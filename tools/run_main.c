@@ -24,7 +24,8 @@ static void default_keep(trace_event_set_t *keep)
     static const trace_event_id_t quiet[] = { POSIX_TRACE_START, POSIX_TRACE_STOP,
                                               POSIX_TRACE_FILTER, POSIX_TRACE_FLUSH_START,
                                               POSIX_TRACE_FLUSH_STOP, POSIXTRACE_EV_MODULE,
-                                              POSIXTRACE_EV_PROCESS_END, POSIXTRACE_EV_PROBE_DEF };
+                                              POSIXTRACE_EV_PROCESS_END, POSIXTRACE_EV_PROBE_DEF,
+                                              POSIXTRACE_EV_FDS };
     posix_trace_eventset_fill(keep, POSIX_TRACE_ALL_EVENTS);
     for (size_t i = 0; i < G_N_ELEMENTS(quiet); i++)
         posix_trace_eventset_del(quiet[i], keep);
@@ -36,17 +37,34 @@ static int user_open(void *ctx, const char *name, trace_event_id_t *id)
     return posix_trace_trid_eventid_open(*(trace_id_t *)ctx, name, id);
 }
 
+static gboolean filter_out(trace_id_t trid, const trace_event_set_t *out)
+{
+    int rc = posix_trace_set_filter(trid, out, POSIX_TRACE_SET_EVENTSET);
+    if (rc != 0)
+        pt_warn("-e: posix_trace_set_filter: %s", g_strerror(rc));
+    return rc == 0;
+}
+
 /* -e: the stream's filter (what is not kept; the predefined events always
  * pass, so losses are reported) and what is printed. */
 static gboolean set_filter(const struct run_opts *o, trace_id_t trid, struct pt_sink *k)
 {
     GError *err = NULL;
-    trace_event_set_t out, base;
+    trace_event_set_t out, base, need;
     k->have_keep = 1;
     default_keep(&base);
+    posix_trace_eventset_empty(&need);
+    if (o->fds) /* -y: what the descriptor table learns from is recorded, printed or not */
+        pt_fds_needed(&need);
     k->keep = base;
-    if (o->spec->len == 0 && !o->syscalls)
-        return TRUE;
+    if (o->spec->len == 0 && !o->syscalls) {
+        if (o->fds)
+            return TRUE;
+        /* without -y the shim does not read its descriptors at start (event fds) */
+        posix_trace_eventset_empty(&out);
+        posix_trace_eventset_add(POSIXTRACE_EV_FDS, &out);
+        return filter_out(trid, &out);
+    }
     /* without -e, what --syscalls does not record is the flooding calls */
     if (o->spec->len != 0 &&
         !pt_filter_parse(o->spec->str, &base, trid, user_open, &trid, &k->keep, &err)) {
@@ -62,16 +80,14 @@ static gboolean set_filter(const struct run_opts *o, trace_id_t trid, struct pt_
      * the ends posixtrace-run records (the "+++ killed by" lines), and the
      * probes' definitions (posixtrace-dump decodes the probes with them). */
     for (trace_event_id_t id = 0; id <= PT_ID_MAX; id++) {
-        int m = 0;
+        int m = 0, n = 0;
         posix_trace_eventset_ismember(id, &k->keep, &m);
-        if (m || id < PT_SYS_FIRST || id == POSIXTRACE_EV_MODULE || id == POSIXTRACE_EV_PROCESS_END ||
-            id == POSIXTRACE_EV_PROBE_DEF)
+        posix_trace_eventset_ismember(id, &need, &n);
+        if (m || n || id < PT_SYS_FIRST || id == POSIXTRACE_EV_MODULE ||
+            id == POSIXTRACE_EV_PROCESS_END || id == POSIXTRACE_EV_PROBE_DEF)
             posix_trace_eventset_del(id, &out);
     }
-    int rc = posix_trace_set_filter(trid, &out, POSIX_TRACE_SET_EVENTSET);
-    if (rc != 0)
-        pt_warn("-e: posix_trace_set_filter: %s", g_strerror(rc));
-    return rc == 0;
+    return filter_out(trid, &out);
 }
 
 static FILE *print_file; /* --print-to's file, under the live view's stream */
@@ -92,6 +108,8 @@ static gboolean setup_sink(const struct run_opts *o, struct pt_sink *k)
     k->outcome = o->failed_only ? PT_SHOW_FAILED
                  : o->successful_only ? PT_SHOW_SUCCESSFUL : PT_SHOW_ALL_CALLS;
     k->out.show_addr = o->addr;
+    if (o->fds && o->output == NULL)
+        k->out.fds = pt_fds_new(o->fds);
     if (o->addr) {
         k->out.sym = pt_sym_new();
         pt_sym_set_live(k->out.sym);

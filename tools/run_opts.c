@@ -64,6 +64,14 @@ static gboolean count_t(const gchar *n, const gchar *value, gpointer d, GError *
     return TRUE;
 }
 
+/* -y, -yy: how many times -y was given. */
+static gboolean count_y(const gchar *n, const gchar *value, gpointer d, GError **err)
+{
+    (void)n, (void)value, (void)d, (void)err;
+    cur->fds++;
+    return TRUE;
+}
+
 /* -s/--strsize and -p/--pid: whole numbers in their ranges. */
 static gboolean set_number(const gchar *n, const gchar *value, gpointer d, GError **err)
 {
@@ -100,6 +108,10 @@ static const GOptionEntry entries[] = {
     O("follow", 'f', G_OPTION_ARG_NONE, &ro.follow,
       "Trace the children too (the default; as strace -f)", NULL),
     O("addr", 'a', G_OPTION_ARG_NONE, &ro.addr, "Show each event's program address, symbolized", NULL),
+    { "decode-fds", 'y', G_OPTION_FLAG_NO_ARG, G_OPTION_ARG_CALLBACK, count_y,
+      "As strace: show the file, pipe or socket behind each descriptor (3</etc/passwd>), from the "
+      "trace (opens, pipes, sockets, dups, and the descriptors each process started with, which "
+      "the shim records only with -y); -yy: sockets' protocol and addresses too", NULL },
     O("no-follow", 0, G_OPTION_ARG_NONE, &ro.no_follow, "Trace the first process only, not its children",
       NULL),
     { "events", 'e', 0, G_OPTION_ARG_CALLBACK, add_spec,
@@ -274,6 +286,8 @@ static gboolean check(struct run_opts *o, GError **err)
         g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "-f and --no-follow: choose one");
     else if ((o->t_count != 0) + o->relative + (o->timefmt != NULL) > 1)
         g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_FAILED, "-t, -r and --time: choose one");
+    else if (o->fds > 2)
+        g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "-y: at most -yy");
     else if (o->t_count > 3)
         g_set_error(err, G_OPTION_ERROR, G_OPTION_ERROR_BAD_VALUE, "-t: at most -ttt");
     else if (o->pid == 0 && (o->argv == NULL || o->argv[0] == NULL))

@@ -126,6 +126,7 @@ void pt_sink_event(struct pt_sink *k, struct pt_names *n, const struct posix_tra
             k->out.end_pending = 0;
         }
     }
+    pt_fds_learn(k->out.fds, &e); /* after the event's own line: it shows the table before it */
     /* a process's end is shown whatever -e, -Z/-z say (as strace's +++ lines) */
     if (ends && k->print_events && (k->pids == NULL || in_list(k->pids, end_pid)) &&
         k->tids == NULL && in_window(k, e.ts_ns))
@@ -156,4 +157,6 @@ void pt_sink_free(struct pt_sink *k)
     if (k->out.sym != NULL)
         pt_sym_free(k->out.sym);
     k->out.sym = NULL;
+    pt_fds_free(k->out.fds);
+    k->out.fds = NULL;
 }

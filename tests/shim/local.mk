@@ -60,3 +60,13 @@ EXTRA_DIST += tests/shim/test_syscalls.py
 check_PROGRAMS += tests/shim/t131_sudapi
 tests_shim_t131_sudapi_LDADD = $(TEST_LDADD)
 tests_shim_t131_sudapi_LDFLAGS = $(TEST_LDFLAGS)
+
+# A library whose constructor makes calls before the shim's constructor runs
+# (issue 18: process_start still comes first), and a program linked with it.
+check_LTLIBRARIES += tests/shim/libt140ctor.la
+tests_shim_libt140ctor_la_SOURCES = tests/shim/t140_ctorlib.c
+tests_shim_libt140ctor_la_LDFLAGS = $(AM_LDFLAGS) -rpath /nowhere -avoid-version
+check_PROGRAMS += tests/shim/t140_ctor
+tests_shim_t140_ctor_SOURCES = tests/shim/t140_ctor.c
+tests_shim_t140_ctor_LDADD = tests/shim/libt140ctor.la
+tests_shim_t140_ctor_LDFLAGS = $(AM_LDFLAGS) -no-install

@@ -31,3 +31,7 @@ EXTRA_DIST += tests/tools/test_tools_stacks.py tests/tools/t203_stacks.c
 check_PROGRAMS += tests/tools/t204_inflight
 tests_tools_t204_inflight_LDADD = -lpthread
 EXTRA_DIST += tests/tools/test_inflight.py
+
+# -y/-yy and process_start first (issue 18; test_tools_fds.py, which runs
+# tests/shim/t140_ctor).
+EXTRA_DIST += tests/tools/test_tools_fds.py

@@ -39,16 +39,16 @@ def text_calls():
 @pytest.mark.skipif(shim_usable() is not None, reason=str(shim_usable()))
 def test_text():
     """Exactly: O_RDONLY|O_CLOEXEC without O_LARGEFILE (0 on 64-bit); pipe
-    without flags, pipe2's O_CLOEXEC and 0 without an access mode; dup2 and dup3
+    without flags (with its inode), pipe2's O_CLOEXEC and 0 without an access mode; dup2 and dup3
     named, dup2 and dup without the arguments they do not take; an unknown flag
     bit in hex beside O_CLOEXEC; accept4's SOCK_CLOEXEC alone; waitpid's
     WNOHANG; a failed waitpid without a status; the failed write without a
     buffer (not read: absent, not "")."""
     assert text_calls() == [
         'posixtrace:open(flags=O_RDONLY|O_CLOEXEC, path="/dev/null") = 3',
-        'posixtrace:pipe(rfd=4, wfd=5) = 0',
-        'posixtrace:pipe2(flags=O_CLOEXEC, rfd=6, wfd=7) = 0',
-        'posixtrace:pipe2(flags=0, rfd=8, wfd=9) = 0',
+        'posixtrace:pipe(rfd=4, wfd=5, ino=P) = 0',
+        'posixtrace:pipe2(flags=O_CLOEXEC, rfd=6, wfd=7, ino=P) = 0',
+        'posixtrace:pipe2(flags=0, rfd=8, wfd=9, ino=P) = 0',
         'posixtrace:dup2(oldfd=3, newfd=10) = 10',
         'posixtrace:dup3(oldfd=3, newfd=11, flags=O_CLOEXEC) = 11',
         'posixtrace:dup3(oldfd=3, newfd=12, flags=O_CLOEXEC|0x4) = -1 EINVAL (Invalid argument)',
@@ -71,6 +71,9 @@ def test_json():
     start = [i for i, j in enumerate(js) if j["args"].get("path") == "/dev/null"]
     assert start, js
     got = [(j["event"], j["fn"], j["args"], j["ret"], j["errno_name"]) for j in js[start[0]:]]
+    # each pipe's inode (issue 18, for -y's pipe:[INODE]): three pipes, three inodes
+    inos = [g[2].pop("ino") for g in got if g[0] == "posixtrace:pipe"]
+    assert len(set(inos)) == 3 and all(isinstance(i, int) and i > 0 for i in inos), inos
     pid = got[10][2]["id"]
     assert got == [
         ("posixtrace:open", "open", {"dirfd": None, "flags": "O_RDONLY|O_CLOEXEC", "mode": None,

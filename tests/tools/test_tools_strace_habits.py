@@ -137,7 +137,7 @@ def test_e_unknown_names_are_errors(tmp_path, name, why):
     p = trun("-e", "open," + name, "sh", "-c", "echo > %s" % out, rc=125)
     assert why in p.err, p.err
     assert "classes: process, thread, file, net, trace, user, syscall, probe, all" in p.err
-    assert re.search(r"events: process_start, module, stack, probe_def, open, close, read,", p.err), p.err
+    assert re.search(r"events: process_start, module, stack, probe_def, fds, open, close, read,", p.err), p.err
     assert not out.exists()
     log = tmp_path / "t.ptl"
     trun("-q", "-o", str(log), CAT, "/dev/null")
