@@ -21,18 +21,8 @@
 struct shim_config shim_cfg = { .strsize = 32, .stack_depth = 0, .keep_preload = 1 };
 
 #define NRANGES 3
-static struct {
-    uintptr_t lo, size;
-} ranges[NRANGES];
-
-bool shim_internal_caller(const void *ra)
-{
-    uintptr_t a = (uintptr_t)ra;
-    _Static_assert(NRANGES == 3, "one test per range");
-    /* no early exit: the program's own call sites, the usual case, are in none */
-    return (a - ranges[0].lo < ranges[0].size) | (a - ranges[1].lo < ranges[1].size) |
-           (a - ranges[2].lo < ranges[2].size);
-}
+_Static_assert(sizeof shim_ranges / sizeof shim_ranges[0] == NRANGES, "shim.h tests each");
+struct shim_range shim_ranges[NRANGES];
 
 static __thread uint32_t tls_tid __attribute__((tls_model("initial-exec")));
 
@@ -136,8 +126,8 @@ static int find_ranges(struct dl_phdr_info *info, size_t size, void *data)
     }
     for (int k = 0; k < NRANGES; k++) {
         if (q->addr[k] >= lo && q->addr[k] < hi) {
-            ranges[k].lo = lo;
-            ranges[k].size = hi - lo;
+            shim_ranges[k].lo = lo;
+            shim_ranges[k].size = hi - lo;
         }
     }
     return 0;
