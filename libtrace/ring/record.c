@@ -594,9 +594,9 @@ __attribute__((noinline)) static void event_general(trace_event_id_t id, const v
 }
 
 /* A wanted, valid event: one attached stream and an outermost call take the
- * straight path, anything else the general one. Inlined into the shim's
- * posixtrace_sys_call (a call and a frame less per intercepted call);
- * event_wanted below for the others. */
+ * straight path, anything else the general one. Inlined into the system
+ * events' entry points (sys_event: a call and a frame less per intercepted
+ * call); event_wanted below for posix_trace_event. */
 static inline __attribute__((always_inline)) void
 event_wanted_inline(trace_event_id_t id, const void *data, size_t len, uint64_t addr,
                     uint8_t want, unsigned flags, uint64_t t0)
@@ -661,17 +661,19 @@ PT_API __attribute__((aligned(64))) void posix_trace_event(trace_event_id_t id, 
 }
 
 /* A system event (ids 8..255, probes, system calls: pt_id_is_system);
- * t0 != 0: a call's start, for its duration. */
-static inline void sys_event(trace_event_id_t id, const void *data, size_t len,
-                             const void *prog_addr, uint64_t t0)
+ * t0 != 0: a call's start, for its duration. The straight path inline: the
+ * shim's every call comes here. */
+static inline __attribute__((always_inline)) void sys_event(trace_event_id_t id, const void *data,
+                                                            size_t len, const void *prog_addr,
+                                                            uint64_t t0)
 {
     if (id < PT_SYS_FIRST || !pt_id_is_system(id))
         return;
     uint8_t want = pt_want_load(id);
     if (want == 0)
         return;
-    event_wanted(id, data, data ? len : 0, (uint64_t)(uintptr_t)prog_addr, want, PT_REC_SYS,
-                 t0);
+    event_wanted_inline(id, data, data ? len : 0, (uint64_t)(uintptr_t)prog_addr, want,
+                        PT_REC_SYS, t0);
 }
 
 /* <posixtrace/record.h>: a system event from the trace system (the shim). */
@@ -701,13 +703,7 @@ PT_API void posixtrace_sys_call(trace_event_id_t id, void *data, size_t len,
 {
     if (data == NULL || len < sizeof(struct posixtrace_call_hdr))
         t0 = 0;
-    if (id < PT_SYS_FIRST || !pt_id_is_system(id))
-        return;
-    uint8_t want = pt_want_load(id);
-    if (want == 0)
-        return;
-    event_wanted_inline(id, data, data ? len : 0, (uint64_t)(uintptr_t)prog_addr, want,
-                        PT_REC_SYS, t0);
+    sys_event(id, data, len, prog_addr, t0);
 }
 
 /* A controller's own system events (START, STOP, FILTER) into a stream it
