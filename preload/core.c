@@ -21,22 +21,12 @@
 struct shim_config shim_cfg = { .strsize = 32, .stack_depth = 0, .keep_preload = 1 };
 
 #define NRANGES 3
-static struct {
-    uintptr_t lo, size;
-} ranges[NRANGES];
-
-bool shim_internal_caller(const void *ra)
-{
-    uintptr_t a = (uintptr_t)ra;
-    for (int i = 0; i < NRANGES; i++)
-        if (a - ranges[i].lo < ranges[i].size)
-            return true;
-    return false;
-}
+_Static_assert(sizeof shim_ranges / sizeof shim_ranges[0] == NRANGES, "shim.h tests each");
+struct shim_range shim_ranges[NRANGES];
 
 bool shim_libtrace_caller(const void *ra)
 {
-    return (uintptr_t)ra - ranges[0].lo < ranges[0].size; /* ranges[0]: libposixtrace */
+    return (uintptr_t)ra - shim_ranges[0].lo < shim_ranges[0].size; /* [0]: libposixtrace */
 }
 
 static __thread uint32_t tls_tid __attribute__((tls_model("initial-exec")));
@@ -88,7 +78,7 @@ static SHIM_NOINLINE void shim_defect(const struct shim_call *c)
         (void)!write(2, m, (size_t)n < sizeof m ? (size_t)n : sizeof m - 1);
 }
 
-bool shim_record(struct shim_call *c)
+static inline __attribute__((always_inline)) bool record_call(struct shim_call *c)
 {
     if (unlikely(c->defect || c->vleft != 0)) {
         shim_defect(c);
@@ -105,6 +95,11 @@ bool shim_record(struct shim_call *c)
     return true;
 }
 
+bool shim_record(struct shim_call *c)
+{
+    return record_call(c);
+}
+
 struct posixtrace_inflight_cell *shim_cell_find(void)
 {
     static __thread struct posixtrace_inflight_cell none
@@ -119,7 +114,7 @@ struct posixtrace_inflight_cell *shim_cell_find(void)
 
 void shim_emit(struct shim_call *c)
 {
-    if (likely(shim_record(c)) && unlikely(shim_cfg.stack_depth != 0))
+    if (likely(record_call(c)) && unlikely(shim_cfg.stack_depth != 0))
         shim_record_stack(c->ra, c->p.hdr.tid);
     /* recorded (or refused): no longer in flight; after the record, so that
      * a controller ending the trace sees the call one way or the other */
@@ -160,8 +155,8 @@ static int find_ranges(struct dl_phdr_info *info, size_t size, void *data)
     }
     for (int k = 0; k < NRANGES; k++) {
         if (q->addr[k] >= lo && q->addr[k] < hi) {
-            ranges[k].lo = lo;
-            ranges[k].size = hi - lo;
+            shim_ranges[k].lo = lo;
+            shim_ranges[k].size = hi - lo;
         }
     }
     return 0;

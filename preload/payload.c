@@ -13,7 +13,9 @@
 #include <sys/uio.h>
 #include <unistd.h>
 
-void shim_var(struct shim_call *c, const void *p, size_t len, size_t limit)
+/* shim_var's body, inlined into the callers here (one call per field, not two) */
+static inline __attribute__((always_inline)) void var_field(struct shim_call *c, const void *p,
+                                                            size_t len, size_t limit)
 {
     if (unlikely(c->vleft <= 0)) { /* more variable fields than the definition has */
         c->defect = true;
@@ -34,6 +36,11 @@ void shim_var(struct shim_call *c, const void *p, size_t len, size_t limit)
     c->vleft--;
 }
 
+void shim_var(struct shim_call *c, const void *p, size_t len, size_t limit)
+{
+    var_field(c, p, len, limit);
+}
+
 void shim_nodata(struct shim_call *c)
 {
     c->flags |= POSIXTRACE_CALL_NODATA;
@@ -48,7 +55,7 @@ void shim_str(struct shim_call *c, const char *s)
     }
     /* never read past what can be stored: strnlen to the room + 1 */
     size_t room = shim_room(c);
-    shim_var(c, s, strnlen(s, room + 1), SIZE_MAX);
+    var_field(c, s, strnlen(s, room + 1), SIZE_MAX);
 }
 
 void shim_buf(struct shim_call *c, const void *p, ssize_t len)
@@ -56,7 +63,7 @@ void shim_buf(struct shim_call *c, const void *p, ssize_t len)
     if (len < 0)
         shim_nodata(c);
     else
-        shim_var(c, p, p != NULL ? (size_t)len : 0, shim_cfg.strsize);
+        var_field(c, p, p != NULL ? (size_t)len : 0, shim_cfg.strsize);
 }
 
 /* argv, its strings read directly (pg NULL) or over probed pages only (an

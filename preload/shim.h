@@ -74,8 +74,21 @@ struct shim_config {
     int keep_preload;     /* POSIXTRACE_KEEP_PRELOAD (default 1) */
 };
 extern struct shim_config shim_cfg;
-bool shim_internal_caller(const void *ra); /* libposixtrace, the unwinder, the shim */
-bool shim_libtrace_caller(const void *ra);  /* libposixtrace only */
+/* The address ranges of libposixtrace, the unwinder and the shim (core.c) */
+struct shim_range {
+    uintptr_t lo, size;
+};
+extern struct shim_range shim_ranges[3];
+/* ra lies in one of them: no early exit, the program's own call sites (the
+ * usual case) are in none */
+static inline bool shim_internal_caller(const void *ra)
+{
+    uintptr_t a = (uintptr_t)ra;
+    return (a - shim_ranges[0].lo < shim_ranges[0].size) |
+           (a - shim_ranges[1].lo < shim_ranges[1].size) |
+           (a - shim_ranges[2].lo < shim_ranges[2].size);
+}
+bool shim_libtrace_caller(const void *ra); /* libposixtrace only */
 uint32_t shim_tid(void);                   /* cached kernel thread id */
 void shim_tid_reset(void);                 /* in a fork child */
 uint32_t shim_tid_fresh(void);             /* gettid(), not cached (vfork children) */

@@ -89,6 +89,10 @@ struct untraced *untraced_new(void);
 /* pid is to start a traced image of path (search: looked up in PATH). */
 void untraced_expect(struct untraced *u, pid_t pid, const char *path, int search);
 void untraced_event(void *u, const struct pt_event *e); /* a pt_sink observer */
+/* What untraced_event does with an event of pid whose id untraced_needs()
+ * does not name (and that is no predefined one): it needs no decoding. */
+void untraced_seen(struct untraced *u, pid_t pid);
+gboolean untraced_needs(trace_event_id_t id);
 /* One line per process expected that never started tracing, with the
  * reason when the program file tells it; returns how many. */
 /* Before the stream is shut down: what processes that could not join noted

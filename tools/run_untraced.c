@@ -73,13 +73,25 @@ static void expect_image(struct untraced *u, const struct pt_event *e, pid_t pid
     g_free(path);
 }
 
+void untraced_seen(struct untraced *u, pid_t pid)
+{
+    if (g_hash_table_size(u->pending) != 0)
+        g_hash_table_remove(u->pending, GINT_TO_POINTER((int)pid));
+}
+
+gboolean untraced_needs(trace_event_id_t id)
+{
+    return id == POSIXTRACE_EV_PROCESS_START || id == POSIXTRACE_EV_EXEC ||
+           id == POSIXTRACE_EV_SPAWN;
+}
+
 void untraced_event(void *ctx, const struct pt_event *e)
 {
     struct untraced *u = ctx;
     /* anything the new image recorded itself (a program that links the
      * library without the shim: a set-id one under a root controller) */
-    if (e->kind != PT_K_PREDEF && e->id != POSIXTRACE_EV_EXEC && g_hash_table_size(u->pending) > 0)
-        g_hash_table_remove(u->pending, GINT_TO_POINTER((int)e->info.posix_pid));
+    if (e->kind != PT_K_PREDEF && e->id != POSIXTRACE_EV_EXEC)
+        untraced_seen(u, (pid_t)e->info.posix_pid);
     if (e->kind != PT_K_CALL)
         return;
     if (e->id == POSIXTRACE_EV_PROCESS_START) {

@@ -85,7 +85,13 @@ void pt_release_all_slots(void);                  /* before exec: every thread's
 void pt_thread_release_slots(struct pt_thread *t);
 void pt_want_update(void);                        /* after running/filter changes */
 void pt_quiesce_writers(void);                    /* wait out this process's writers */
-uint32_t pt_thread_index(void);                   /* pt_threads index + 1, 0 = none */
+/* pt_threads index + 1, 0 = none: this thread's (static TLS, initial-exec, so
+ * the recording path reads it with one load, no call) */
+extern __thread uint32_t pt_tls_index __attribute__((tls_model("initial-exec")));
+static inline uint32_t pt_thread_index(void)
+{
+    return pt_tls_index;
+}
 uint32_t pt_writer_id(const struct pt_thread *t, uint64_t *start); /* a new slot's pid, start */
 uint32_t pt_thread_claim_foreign(uint32_t tid, uint32_t pid); /* index, PT_MAX_THREADS: none */
 /* false: a vfork child or a raw CLONE_VM child (t), stream not inherited */

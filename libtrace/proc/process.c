@@ -24,7 +24,7 @@ uint32_t pt_pid;
 
 /* pt_threads index + 1; 0 = none. initial-exec: 4 bytes of static TLS, no
  * __tls_get_addr call on the recording path. */
-static __thread uint32_t tls_index __attribute__((tls_model("initial-exec")));
+__thread uint32_t pt_tls_index __attribute__((tls_model("initial-exec")));
 static pthread_key_t exit_key;
 pthread_mutex_t pt_att_lock = PTHREAD_MUTEX_INITIALIZER;
 /* Locks of the configuration (names, attachments) this thread holds: a
@@ -59,13 +59,13 @@ void pt_handles_atfork_parent(void);
 static void thread_exit(void *unused)
 {
     (void)unused;
-    uint32_t i = tls_index;
+    uint32_t i = pt_tls_index;
     if (i == 0)
         return;
     struct pt_thread *t = &pt_threads[i - 1];
     pt_thread_release_slots(t);
     pt_inflight_clear(i - 1);
-    tls_index = 0;
+    pt_tls_index = 0;
     atomic_store_explicit(&t->used, 0, memory_order_release);
 }
 
@@ -98,26 +98,21 @@ static void entry_init(struct pt_thread *t, uint32_t tid)
 
 struct pt_thread *pt_thread_self(void)
 {
-    uint32_t i = tls_index;
+    uint32_t i = pt_tls_index;
     if (likely(i != 0))
         return &pt_threads[i - 1];
     uint32_t k = entry_take(atomic_fetch_add_explicit(&claim_hint, 1, memory_order_relaxed));
     if (k == PT_MAX_THREADS)
         return NULL;
     struct pt_thread *t = &pt_threads[k];
-    if (tls_index != 0) { /* a signal handler claimed one meanwhile */
+    if (pt_tls_index != 0) { /* a signal handler claimed one meanwhile */
         atomic_store(&t->used, 0);
-        return &pt_threads[tls_index - 1];
+        return &pt_threads[pt_tls_index - 1];
     }
     entry_init(t, (uint32_t)syscall(SYS_gettid));
-    tls_index = k + 1;
+    pt_tls_index = k + 1;
     pthread_setspecific(exit_key, (void *)1);
     return t;
-}
-
-uint32_t pt_thread_index(void)
-{
-    return tls_index;
 }
 
 /* An entry for a thread that has no TLS of its own (a raw thread: clone.c),
@@ -143,7 +138,7 @@ uint32_t pt_thread_claim_foreign(uint32_t tid, uint32_t pid)
  * next event claims a new one. */
 void pt_thread_forget(void)
 {
-    tls_index = 0;
+    pt_tls_index = 0;
 }
 
 /*
@@ -162,7 +157,7 @@ void pt_thread_forget(void)
 #define PT_VFORK_MAX 4u
 static __thread struct {
     uint32_t depth;
-    uint32_t saved[PT_VFORK_MAX]; /* the parent's tls_index */
+    uint32_t saved[PT_VFORK_MAX]; /* the parent's pt_tls_index */
     uint32_t pid[PT_VFORK_MAX];   /* the child's */
     uint64_t start[PT_VFORK_MAX]; /* its start time, read at its first slot; 0 = not yet */
 } tls_vfork __attribute__((tls_model("initial-exec")));
@@ -171,12 +166,12 @@ PT_API void posixtrace_vfork_child(void)
 {
     uint32_t d = tls_vfork.depth;
     if (d < PT_VFORK_MAX) {
-        tls_vfork.saved[d] = tls_index;
+        tls_vfork.saved[d] = pt_tls_index;
         tls_vfork.pid[d] = (uint32_t)syscall(SYS_getpid);
         tls_vfork.start[d] = 0;
     }
     tls_vfork.depth = d + 1;
-    tls_index = d < PT_VFORK_MAX ? 0 : PT_MAX_THREADS; /* deeper: the fallback entry */
+    pt_tls_index = d < PT_VFORK_MAX ? 0 : PT_MAX_THREADS; /* deeper: the fallback entry */
 }
 
 PT_API void posixtrace_vfork_parent(void)
@@ -187,14 +182,14 @@ PT_API void posixtrace_vfork_parent(void)
     tls_vfork.depth = --d;
     if (d >= PT_VFORK_MAX)
         return;
-    uint32_t i = tls_index;
+    uint32_t i = pt_tls_index;
     if (i != 0 && i != PT_MAX_THREADS) {
         struct pt_thread *t = &pt_threads[i - 1];
         atomic_store(&t->nest, 0); /* the child may have died inside an event */
         pt_thread_release_slots(t);
         atomic_store_explicit(&t->used, 0, memory_order_release);
     }
-    tls_index = tls_vfork.saved[d];
+    pt_tls_index = tls_vfork.saved[d];
 }
 
 /* The pid and start time a new slot of entry t carries: the process's, a
@@ -319,7 +314,7 @@ static bool grace_period(void)
         syscall(SYS_membarrier, MEMBARRIER_CMD_PRIVATE_EXPEDITED, 0, 0);
     else
         atomic_thread_fence(memory_order_seq_cst);
-    uint32_t self = tls_index;
+    uint32_t self = pt_tls_index;
     int64_t deadline = 0;
     for (uint32_t k = 0; k < PT_MAX_THREADS; k++) {
         struct pt_thread *t = &pt_threads[k];
@@ -395,7 +390,7 @@ static void atfork_parent(void)
  * (the copy of the others' is wiped on fork, or was copied). */
 void pt_registry_child(void)
 {
-    uint32_t self = tls_index;
+    uint32_t self = pt_tls_index;
     for (uint32_t k = 0; k < PT_MAX_THREADS - 1; k++) {
         if (k + 1 != self)
             atomic_store(&pt_threads[k].used, 0);

@@ -2,9 +2,10 @@
  * Copying the few bytes of an event's data without a call, shared by the
  * recording path (record.c), the log packer (logpack.h) and the shim
  * (preload/payload.c). GCC expands a variable-size memcpy inline as a
- * `rep movsq`, which costs tens of cycles to start; 8-byte moves (the last
- * one overlapping) do a short copy in a few. Longer copies go to the C
- * library. Never reads past src + n.
+ * `rep movsq`, which costs tens of cycles to start; 16-byte moves (the last
+ * one overlapping) do a short copy in a few, a call to the C library's
+ * memcpy costs more up to 128 bytes (a shim payload is 40 to 100). Longer
+ * copies go to the C library. Never reads past src + n.
  */
 #ifndef PT_COPY_SMALL_H
 #define PT_COPY_SMALL_H
@@ -17,16 +18,22 @@ static inline void pt_copy_small(void *dst, const void *src, size_t n)
 {
     unsigned char *d = dst;
     const unsigned char *s = src;
-    if (n > 64) {
+    if (n > 128) {
         memcpy(d, s, n);
-    } else if (n >= 8) {
-        uint64_t w;
-        for (size_t i = 0; i + 8 < n; i += 8) {
-            __builtin_memcpy(&w, s + i, 8);
-            __builtin_memcpy(d + i, &w, 8);
+    } else if (n >= 16) {
+        struct { uint64_t a, b; } w; /* one 16-byte move (SSE2) */
+        for (size_t i = 0; i + 16 < n; i += 16) {
+            __builtin_memcpy(&w, s + i, 16);
+            __builtin_memcpy(d + i, &w, 16);
         }
-        __builtin_memcpy(&w, s + n - 8, 8);
-        __builtin_memcpy(d + n - 8, &w, 8);
+        __builtin_memcpy(&w, s + n - 16, 16);
+        __builtin_memcpy(d + n - 16, &w, 16);
+    } else if (n >= 8) {
+        uint64_t a, b;
+        __builtin_memcpy(&a, s, 8);
+        __builtin_memcpy(&b, s + n - 8, 8);
+        __builtin_memcpy(d, &a, 8);
+        __builtin_memcpy(d + n - 8, &b, 8);
     } else if (n >= 4) {
         uint32_t a, b;
         __builtin_memcpy(&a, s, 4);

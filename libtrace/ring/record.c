@@ -443,10 +443,11 @@ static struct pt_slot *acquire_slot(struct pt_shm *s, struct pt_thread *t, uint3
 /* posixtrace_sys_call: the time from the call's start t0 (call clock) to the
  * event's timestamp ts (stream s's clock), in ns, into the payload's header.
  * The payload is the caller's own buffer (non-const at the API). */
-static void put_duration(struct pt_shm *s, uint64_t ts, uint64_t t0, const void *data)
+static inline __attribute__((always_inline)) void put_duration(struct pt_shm *s, uint64_t ts,
+                                                               uint64_t t0, const void *data)
 {
     uint32_t m = atomic_load_explicit(&pt_call_mode, memory_order_acquire);
-    int64_t d = (int64_t)((s->clock_mode == m ? ts : pt_ticks(m)) - t0);
+    int64_t d = (int64_t)((likely(s->clock_mode == m) ? ts : pt_ticks(m)) - t0);
     if (d < 0)
         d = 0;
     uint64_t ns = (uint64_t)(m == PT_CLOCK_TSC ? (int64_t)((double)d * pt_call_ns_per_tick) : d);
@@ -594,9 +595,9 @@ static inline bool wanted(uint32_t i, trace_event_id_t id)
  * level-0 slot already acquired, data within max-data-size, room left in the
  * chunk and no anchor due. False: take the general path.
  */
-static inline bool record_fast(struct pt_shm *s, uint32_t att, struct pt_thread *t,
-                               trace_event_id_t id, const void *data, size_t len,
-                               uint64_t addr, unsigned flags, uint64_t t0)
+static inline __attribute__((always_inline)) bool
+record_fast(struct pt_shm *s, uint32_t att, struct pt_thread *t, trace_event_id_t id,
+            const void *data, size_t len, uint64_t addr, unsigned flags, uint64_t t0)
 {
     size_t max = flags & PT_REC_SYS ? PT_SYS_DATA_MAX : s->max_data;
     uint16_t v = t->slot[att][0];
@@ -646,10 +647,12 @@ __attribute__((noinline)) static void event_general(trace_event_id_t id, const v
 }
 
 /* A wanted, valid event: one attached stream and an outermost call take the
- * straight path, anything else the general one. */
-__attribute__((noinline)) static void event_wanted(trace_event_id_t id, const void *data,
-                                                   size_t len, uint64_t addr, uint8_t want,
-                                                   unsigned flags, uint64_t t0)
+ * straight path, anything else the general one. Inlined into the system
+ * events' entry points (sys_event: a call and a frame less per intercepted
+ * call); event_wanted below for posix_trace_event. */
+static inline __attribute__((always_inline)) void
+event_wanted_inline(trace_event_id_t id, const void *data, size_t len, uint64_t addr,
+                    uint8_t want, unsigned flags, uint64_t t0)
 {
     if (unlikely(want & PT_WANT_BELL)) {
         pt_inbox_refresh(); /* a controller posted or changed a stream */
@@ -681,6 +684,13 @@ __attribute__((noinline)) static void event_wanted(trace_event_id_t id, const vo
     atomic_store_explicit(&t->nest, nest, memory_order_relaxed);
 }
 
+__attribute__((noinline)) static void event_wanted(trace_event_id_t id, const void *data,
+                                                   size_t len, uint64_t addr, uint8_t want,
+                                                   unsigned flags, uint64_t t0)
+{
+    event_wanted_inline(id, data, len, addr, want, flags, t0);
+}
+
 /*
  * No stream running, or the event filtered out by every stream: one byte load
  * from pt_want. Ids past the last valid one take the general path
@@ -704,17 +714,19 @@ PT_API __attribute__((aligned(64))) void posix_trace_event(trace_event_id_t id, 
 }
 
 /* A system event (ids 8..255, probes, system calls: pt_id_is_system);
- * t0 != 0: a call's start, for its duration. */
-static inline void sys_event(trace_event_id_t id, const void *data, size_t len,
-                             const void *prog_addr, uint64_t t0)
+ * t0 != 0: a call's start, for its duration. The straight path inline: the
+ * shim's every call comes here. */
+static inline __attribute__((always_inline)) void sys_event(trace_event_id_t id, const void *data,
+                                                            size_t len, const void *prog_addr,
+                                                            uint64_t t0)
 {
     if (id < PT_SYS_FIRST || !pt_id_is_system(id))
         return;
     uint8_t want = pt_want_load(id);
     if (want == 0)
         return;
-    event_wanted(id, data, data ? len : 0, (uint64_t)(uintptr_t)prog_addr, want, PT_REC_SYS,
-                 t0);
+    event_wanted_inline(id, data, data ? len : 0, (uint64_t)(uintptr_t)prog_addr, want,
+                        PT_REC_SYS, t0);
 }
 
 /* <posixtrace/record.h>: a system event from the trace system (the shim). */
