@@ -20,7 +20,7 @@ void pt_unfinished_unwrap(struct pt_event *e, struct pt_names *n)
     const struct pt_field *pid = pt_event_field(e, "pid"), *ev = pt_event_field(e, "event"),
                           *na = pt_event_field(e, "nargs");
     if (pid == NULL || ev == NULL || na == NULL || ev->u < PT_SYS_FIRST ||
-        ev->u >= POSIXTRACE_SYSCALL_FIRST || ev->u == POSIXTRACE_EV_CALL_UNFINISHED)
+        ev->u > POSIXTRACE_SYSCALL_LAST || ev->u == POSIXTRACE_EV_CALL_UNFINISHED)
         return;
     const struct posixtrace_event_desc *d = posixtrace_event_desc((trace_event_id_t)ev->u);
     if (d == NULL)

@@ -198,6 +198,8 @@ void session_finish(struct session *s)
     /* the calls still in progress, as posixtrace:call_unfinished events
      * (-o: into the log, before its last flush) */
     posixtrace_stream_unfinished(s->trid, NULL);
+    if (s->attach) /* -p: a target blocked since before the attach */
+        posixtrace_stream_blocked(s->trid, s->target, NULL);
     if (s->live) {
         int rc = live_drain(s);
         if (rc != 0 && !s->read_error)

@@ -73,6 +73,18 @@ int posixtrace_stream_process_end(trace_id_t trid, pid_t pid, int wstatus);
  * in *n (if not NULL), or EINVAL (a bad trid, a pre-recorded stream). */
 int posixtrace_stream_unfinished(trace_id_t trid, size_t *n);
 
+/* For a process pid that has not recorded into stream trid (a -p target
+ * blocked since before the trace attached), records one event
+ * posixtrace:call_unfinished for each of its threads blocked in a system
+ * call, as that call's event (syscall:NAME, its fixed arguments, its start
+ * unknown: the time of this call), read from /proc/PID/task/TID/syscall
+ * (the caller needs the right to read it, as to ptrace pid). Nothing for a
+ * process that recorded into the stream: posixtrace_stream_unfinished()
+ * covers those (and such a system call of their threads too). 0 and the
+ * number recorded in *n (if not NULL), or EINVAL (a bad trid, a
+ * pre-recorded stream, pid <= 0). */
+int posixtrace_stream_blocked(trace_id_t trid, pid_t pid, size_t *n);
+
 /* Bounds of the stream attributes (posix_trace_attr_setstreamsize() and
  * posix_trace_attr_setmaxdatasize() refuse more with EINVAL). */
 #define POSIXTRACE_STREAM_SIZE_MAX ((size_t)1 << 30)

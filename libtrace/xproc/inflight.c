@@ -3,7 +3,10 @@
  * process publishes the call it is in, in a cell of its process's inbox
  * (inbox_layout.h, PT_INBOX_CELLS_OFF); a controller ending its trace reads
  * every member's cells and records each call still in progress as the
- * event posixtrace:call_unfinished (posixtrace_stream_unfinished).
+ * event posixtrace:call_unfinished (posixtrace_stream_unfinished); a thread
+ * with no call in its cell but blocked in a system call (begun before the
+ * trace attached, or made inside libc) as that system call's event, read
+ * from /proc/PID/task/TID/syscall.
  *
  * The cell's writer is its thread alone (the shim, preload/shim.h): seq odd,
  * the fields, seq even (release); the reader copies the cell between two
@@ -12,7 +15,9 @@
  * checked against the shim's ids, the argument count bounded.
  */
 #include "../internal.h"
+#include <dirent.h>
 #include <fcntl.h>
+#include <stdlib.h>
 #include <posixtrace/control.h>
 #include <posixtrace/events.h>
 #include <stdio.h>
@@ -91,7 +96,36 @@ struct unfinished_payload {
     uint64_t arg[POSIXTRACE_INFLIGHT_ARGS];
 };
 
-static unsigned member_cells(struct pt_handle *h, const struct pt_member *mb)
+static bool filtered_out(const struct pt_handle *h, unsigned id)
+{
+    return (atomic_load(&h->shm->filter[id >> 6]) >> (id & 63)) & 1;
+}
+
+/* posixtrace:call_unfinished for the call `id` of thread tid of pid, begun
+ * at t (CLOCK_REALTIME ns; now: unknown), with its first fixed fields. */
+static void record_unfinished(struct pt_handle *h, pid_t pid, uint32_t tid, unsigned id,
+                              int64_t t, int64_t now, const uint64_t *arg, unsigned nargs)
+{
+    struct unfinished_payload p = {
+        .hdr = { .version = POSIXTRACE_PAYLOAD_VERSION,
+                 .hdr_size = sizeof(struct posixtrace_call_hdr),
+                 .duration_ns = (uint64_t)(now - t),
+                 .tid = tid,
+                 .flags = POSIXTRACE_CALL_NORETURN },
+        .pid = (uint64_t)(int64_t)pid,
+        .event = id,
+        .nargs = nargs < POSIXTRACE_INFLIGHT_ARGS ? nargs : POSIXTRACE_INFLIGHT_ARGS,
+    };
+    for (unsigned k = 0; k < p.nargs; k++)
+        p.arg[k] = arg[k];
+    /* no program address: the call's is not published */
+    pt_ctl_event(h, POSIXTRACE_EV_CALL_UNFINISHED, &p, sizeof p, 0, PT_REC_FORCE | PT_REC_NOFILTER);
+}
+
+/* The cells of pid's threads: each call in flight recorded; seen[] gets the
+ * threads that had one (recorded or filtered out). */
+static unsigned member_cells(struct pt_handle *h, const struct pt_member *mb, uint32_t *seen,
+                             unsigned *nseen)
 {
     struct pt_inbox *ib;
     pid_t pid = (pid_t)mb->pid;
@@ -104,27 +138,54 @@ static unsigned member_cells(struct pt_handle *h, const struct pt_member *mb)
         if (!cell_copy(&cells[i], &c) || c.id < PT_SYS_FIRST || c.id >= PT_SYS_EVENTS ||
             posixtrace_event_desc(c.id) == NULL || !pt_task_alive(pid, c.tid))
             continue;
-        if ((atomic_load(&h->shm->filter[c.id >> 6]) >> (c.id & 63)) & 1)
+        seen[(*nseen)++] = c.tid;
+        if (filtered_out(h, c.id))
             continue; /* the call's own type is filtered out */
-        int64_t now = pt_realtime_ns(), t = start_ns(h->shm, c.t0, now);
-        struct unfinished_payload p = {
-            .hdr = { .version = POSIXTRACE_PAYLOAD_VERSION,
-                     .hdr_size = sizeof(struct posixtrace_call_hdr),
-                     .duration_ns = (uint64_t)(now - t),
-                     .tid = c.tid,
-                     .flags = POSIXTRACE_CALL_NORETURN },
-            .pid = (uint64_t)(int64_t)pid,
-            .event = c.id,
-            .nargs = c.nargs < POSIXTRACE_INFLIGHT_ARGS ? c.nargs : POSIXTRACE_INFLIGHT_ARGS,
-        };
-        for (unsigned k = 0; k < p.nargs; k++)
-            p.arg[k] = (uint64_t)c.arg[k];
-        /* no program address: the call's is not published */
-        pt_ctl_event(h, POSIXTRACE_EV_CALL_UNFINISHED, &p, sizeof p, 0,
-                     PT_REC_FORCE | PT_REC_NOFILTER);
+        int64_t now = pt_realtime_ns();
+        uint64_t arg[POSIXTRACE_INFLIGHT_ARGS];
+        for (unsigned k = 0; k < POSIXTRACE_INFLIGHT_ARGS; k++)
+            arg[k] = (uint64_t)c.arg[k];
+        record_unfinished(h, pid, c.tid, c.id, start_ns(h->shm, c.t0, now), now, arg, c.nargs);
         found++;
     }
     pt_remote_close_inbox(ib);
+    return found;
+}
+
+/* A thread with no cell blocked in a system call (a call begun before the
+ * trace attached, -p; one libc makes inside, such as a futex wait): the
+ * system call's event (syscall:NAME), from /proc/PID/task/TID/syscall, its
+ * fixed arguments in order, its start unknown (the time the trace ended). */
+static unsigned blocked_tasks(struct pt_handle *h, pid_t pid, const uint32_t *seen, unsigned nseen)
+{
+    char path[40];
+    snprintf(path, sizeof path, "/proc/%d/task", (int)pid);
+    DIR *d = opendir(path);
+    if (d == NULL)
+        return 0;
+    unsigned found = 0;
+    struct dirent *de;
+    while ((de = readdir(d)) != NULL) {
+        uint32_t tid = (uint32_t)strtoul(de->d_name, NULL, 10);
+        unsigned k = 0;
+        while (k < nseen && seen[k] != tid)
+            k++;
+        uint64_t a[6], arg[POSIXTRACE_INFLIGHT_ARGS];
+        long nr = tid != 0 && k == nseen ? pt_task_syscall(pid, tid, a) : -1;
+        unsigned id = PT_SYSCALL_ID_BASE + (unsigned)nr;
+        const struct posixtrace_event_desc *ds;
+        if (nr < 0 || nr > (long)PT_SYSCALL_NR_MAX ||
+            (ds = posixtrace_event_desc(id)) == NULL || filtered_out(h, id))
+            continue;
+        unsigned n = 0; /* field i is argument i (syscalls.def) */
+        for (unsigned i = 0; i < ds->nfields && i < 6 && n < POSIXTRACE_INFLIGHT_ARGS; i++)
+            if (ds->fields[i].type < POSIXTRACE_F_VARIABLE)
+                arg[n++] = a[i];
+        int64_t now = pt_realtime_ns();
+        record_unfinished(h, pid, tid, id, now, now, arg, n);
+        found++;
+    }
+    closedir(d);
     return found;
 }
 
@@ -136,14 +197,41 @@ PT_API int posixtrace_stream_unfinished(trace_id_t trid, size_t *n)
     if (rc != 0)
         return rc;
     size_t found = 0;
+    static uint32_t seen[PT_MAX_THREADS]; /* under h->mlock */
     pthread_mutex_lock(&h->mlock);
     for (unsigned m = 0; m < PT_MAX_MEMBERS; m++) {
         const struct pt_member *mb = &h->shm->members[m];
         if (atomic_load(&mb->state) != 2 || mb->pid == 0 ||
             (mb->pid == pt_pid && mb->start == pt_start))
             continue;
-        found += member_cells(h, mb);
+        unsigned nseen = 0;
+        found += member_cells(h, mb, seen, &nseen);
+        found += blocked_tasks(h, (pid_t)mb->pid, seen, nseen);
     }
+    pthread_mutex_unlock(&h->mlock);
+    pt_put(h);
+    if (n != NULL)
+        *n = found;
+    return 0;
+}
+
+/* <posixtrace/control.h> */
+PT_API int posixtrace_stream_blocked(trace_id_t trid, pid_t pid, size_t *n)
+{
+    struct pt_handle *h;
+    if (pid <= 0)
+        return EINVAL;
+    int rc = pt_get_active(trid, &h);
+    if (rc != 0)
+        return rc;
+    size_t found = 0;
+    bool member = false;
+    pthread_mutex_lock(&h->mlock);
+    for (unsigned m = 0; m < PT_MAX_MEMBERS && !member; m++)
+        member = atomic_load(&h->shm->members[m].state) == 2 &&
+                 h->shm->members[m].pid == (uint32_t)pid;
+    if (!member)
+        found = blocked_tasks(h, pid, NULL, 0);
     pthread_mutex_unlock(&h->mlock);
     pt_put(h);
     if (n != NULL)

@@ -94,6 +94,31 @@ bool pt_task_alive(pid_t pid, uint32_t tid)
     return p != NULL && *p != 'Z' && *p != 'X' && *p != 'x';
 }
 
+/* The system call thread tid of pid is blocked in, from
+ * /proc/<pid>/task/<tid>/syscall ("NR A1 .. A6 SP PC"; "running", or -1
+ * when not in a call): its number (a: its six arguments), or -1. */
+long pt_task_syscall(pid_t pid, uint32_t tid, uint64_t a[6])
+{
+    char path[64], buf[256];
+    snprintf(path, sizeof path, "/proc/%d/task/%u/syscall", (int)pid, tid);
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    ssize_t n = read(fd, buf, sizeof buf - 1);
+    close(fd);
+    if (n <= 0)
+        return -1;
+    buf[n] = '\0';
+    long nr;
+    unsigned long long v[6];
+    if (sscanf(buf, "%ld %llx %llx %llx %llx %llx %llx", &nr, &v[0], &v[1], &v[2], &v[3], &v[4],
+               &v[5]) != 7 || nr < 0)
+        return -1;
+    for (int i = 0; i < 6; i++)
+        a[i] = v[i];
+    return nr;
+}
+
 /* The effective uid of `pid` (the second value of the Uid: line of
  * /proc/<pid>/status, which the kernel writes). */
 int pt_proc_euid(pid_t pid, uid_t *euid)

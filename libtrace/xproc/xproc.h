@@ -20,6 +20,7 @@ struct pt_handle;
 int  pt_proc_stat(pid_t pid, char *state, uint64_t *start);
 bool pt_proc_alive(pid_t pid, uint64_t start);
 bool pt_task_alive(pid_t pid, uint32_t tid);      /* a thread of pid, not a zombie */
+long pt_task_syscall(pid_t pid, uint32_t tid, uint64_t a[6]); /* blocked in: nr, or -1 */
 int  pt_proc_ppid(pid_t pid, pid_t *ppid);
 int  pt_proc_euid(pid_t pid, uid_t *euid);
 

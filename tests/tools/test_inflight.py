@@ -279,3 +279,55 @@ def test_attached_program_exits_child_blocked():
     u = unfinished(err)
     assert len(u) == 1 and u[0][0] == u[0][1] != t.pid and u[0][2] == "read", err
     assert u[0][3].startswith("fd=0, count="), err
+
+
+SYS_UNF = re.compile(r"^[\d.]+ (\d+)/(\d+) syscall:(\w+)\((.*)<unfinished \.\.\.>\)$", re.M)
+
+
+def test_attach_shows_read_begun_before():
+    """-p PID of cat blocked in read since before the attach, detached at
+    --duration with no call in between (nothing published, cat never
+    recorded into the stream): the system call it is blocked in is shown
+    from /proc/PID/task/TID/syscall (posixtrace_stream_blocked), with its
+    fixed arguments (descriptor, count), on cat's pid."""
+    env = dict(os.environ, LD_PRELOAD=shim_path())
+    t = subprocess.Popen([CAT], stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                         stderr=subprocess.DEVNULL, env=env)
+    try:
+        time.sleep(0.5)
+        p = subprocess.run([tool("posixtrace-run"), "-p", str(t.pid), "--duration", "1"],
+                           stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
+                           stderr=subprocess.PIPE, timeout=TIMEOUT)
+        assert t.poll() is None, "cat died"
+    finally:
+        t.stdin.close()
+        t.wait(timeout=TIMEOUT)
+    err = p.stderr.decode()
+    assert p.returncode == 0, err
+    got = [(int(m.group(1)), int(m.group(2)), m.group(3), m.group(4))
+           for m in SYS_UNF.finditer(err)]
+    assert [g[:3] for g in got] == [(t.pid, t.pid, "read")], err
+    assert re.match(r"0, \d+, $", got[0][3]), err
+
+
+def test_thread_in_libc_call_shown():
+    """A thread blocked in a system call libc makes itself (python's
+    time.sleep: clock_nanosleep, no wrapper of the shim's) beside the main
+    thread's read: both are shown at --duration, the read as the shim's
+    call, the sleep as the system call (clock, flags, request)."""
+    code = ("import threading, sys, time\n"
+            "t = threading.Thread(target=lambda: time.sleep(30), daemon=True)\n"
+            "t.start(); sys.stdin.read()\n")
+    py = shutil.which("python3")
+    cmd = "sleep 3 | %s --duration 1.5 %s -c '%s'" % (tool("posixtrace-run"), py, code)
+    p = subprocess.run(["sh", "-c", cmd], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                       stdin=subprocess.DEVNULL, env=run_env(), timeout=TIMEOUT)
+    err = p.stderr.decode()
+    assert p.returncode == 0, err
+    u = unfinished(err)
+    s = [(int(m.group(1)), int(m.group(2)), m.group(3), m.group(4))
+         for m in SYS_UNF.finditer(err)]
+    assert [x[2] for x in u] == ["read"] and u[0][0] == u[0][1], err
+    assert [x[2] for x in s] == ["clock_nanosleep"], err
+    assert s[0][0] == u[0][0] and s[0][1] != s[0][0], err  # the other thread of the same process
+    assert re.match(r"1, 1, 0x[0-9a-f]+, $", s[0][3]), err  # CLOCK_MONOTONIC, TIMER_ABSTIME
