@@ -134,6 +134,7 @@ static void live_start(struct session *s)
 void session_loop(struct session *s)
 {
     int child = 1, enough = s->attach ? 1 : 2;
+    int64_t watched = 0;
     if (s->live)
         live_start(s);
     while (!s->read_error && !s->out_gone) {
@@ -153,6 +154,10 @@ void session_loop(struct session *s)
         }
         if ((s->end_ns != 0 && now_ns() >= s->end_ns) || s->interrupts >= enough)
             break;
+        if (now_ns() - watched >= (int64_t)WAIT_SLICE_MS * 1000000) {
+            posixtrace_stream_watch(s->trid); /* new processes' calls in flight, kept visible */
+            watched = now_ns();
+        }
     }
     if (s->read_error)
         pt_warn("reading the stream failed: %s", g_strerror(s->read_error));

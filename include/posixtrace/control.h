@@ -85,6 +85,15 @@ int posixtrace_stream_unfinished(trace_id_t trid, size_t *n);
  * pre-recorded stream, pid <= 0). */
 int posixtrace_stream_blocked(trace_id_t trid, pid_t pid, size_t *n);
 
+/* Keeps mapped the inbox of each process that joined stream trid since the
+ * last call (a controller calls it now and then, posixtrace-run every
+ * 100 ms), so that posixtrace_stream_process_end() of a process that died
+ * inside calls (killed by a signal: Ctrl-C) first records them as
+ * posixtrace:call_unfinished, from the cells the dead process left; the
+ * mappings go with the stream. 0, EINVAL (a bad trid, a pre-recorded
+ * stream) or ENOMEM. */
+int posixtrace_stream_watch(trace_id_t trid);
+
 /* Bounds of the stream attributes (posix_trace_attr_setstreamsize() and
  * posix_trace_attr_setmaxdatasize() refuse more with EINVAL). */
 #define POSIXTRACE_STREAM_SIZE_MAX ((size_t)1 << 30)

@@ -50,6 +50,7 @@ struct pt_handle {
     uint32_t ctl_slot;        /* slot for the controller's system events (att < 0) */
     struct pt_wcur ctl_cur;   /* its write cursor */
     int64_t reap_ns;          /* last look for dead writers (reap.c) */
+    struct pt_kept *kept;     /* members' inboxes kept mapped (xproc/inflight.c), or NULL */
     int fd;
     struct pt_shm *shm;
     size_t map_size;

@@ -33,6 +33,7 @@ void pt_handles_atfork_child(void)
         int kept = h->att >= 0 && atomic_load(&pt_att[h->att].shm) == h->shm;
         if (!kept && h->shm != NULL)
             pt_shm_unmap(h->shm, h->map_size);
+        h->kept = NULL; /* the parent's: its mappings are left as they are */
         h->used = 0;
         h->refs = 0;
     }
@@ -142,6 +143,7 @@ void pt_handle_wait_last(struct pt_handle *h)
 
 void pt_handle_destroy(struct pt_handle *h)
 {
+    pt_inflight_release(h);
     pthread_mutex_lock(&hlock);
     if (h->shm != NULL)
         atomic_fetch_sub(&pt_live_streams, 1);

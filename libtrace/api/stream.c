@@ -299,6 +299,7 @@ PT_API int posixtrace_stream_process_end(trace_id_t trid, pid_t pid, int wstatus
     if (rc != 0)
         return rc;
     pthread_mutex_lock(&h->mlock);
+    pt_inflight_ended(h, pid); /* the calls it was in, before its end */
     pt_ctl_event(h, POSIXTRACE_EV_PROCESS_END, &p, sizeof p,
               (uint64_t)(uintptr_t)__builtin_return_address(0), PT_REC_FORCE);
     pthread_mutex_unlock(&h->mlock);

@@ -122,23 +122,22 @@ static void record_unfinished(struct pt_handle *h, pid_t pid, uint32_t tid, unsi
     pt_ctl_event(h, POSIXTRACE_EV_CALL_UNFINISHED, &p, sizeof p, 0, PT_REC_FORCE | PT_REC_NOFILTER);
 }
 
-/* The cells of pid's threads: each call in flight recorded; seen[] gets the
- * threads that had one (recorded or filtered out). */
-static unsigned member_cells(struct pt_handle *h, const struct pt_member *mb, uint32_t *seen,
-                             unsigned *nseen)
+/* The calls in flight in the cells of inbox ib of pid, each recorded;
+ * seen[] (if not NULL) gets the threads that had one (recorded or filtered
+ * out). alive: only threads still there (the process runs); else pid died
+ * inside its calls (posixtrace_stream_process_end). */
+static unsigned inbox_cells(struct pt_handle *h, pid_t pid, struct pt_inbox *ib, bool alive,
+                            uint32_t *seen, unsigned *nseen)
 {
-    struct pt_inbox *ib;
-    pid_t pid = (pid_t)mb->pid;
-    if (pt_remote_open_inbox(pid, mb->start, mb->inbox_fd, &ib) != 0)
-        return 0;
     unsigned found = 0;
     const struct posixtrace_inflight_cell *cells = pt_inbox_cells(ib);
     for (uint32_t i = 0; i < PT_MAX_THREADS; i++) {
         struct posixtrace_inflight_cell c;
         if (!cell_copy(&cells[i], &c) || c.id < PT_SYS_FIRST || c.id >= PT_SYS_EVENTS ||
-            posixtrace_event_desc(c.id) == NULL || !pt_task_alive(pid, c.tid))
+            posixtrace_event_desc(c.id) == NULL || (alive && !pt_task_alive(pid, c.tid)))
             continue;
-        seen[(*nseen)++] = c.tid;
+        if (seen != NULL)
+            seen[(*nseen)++] = c.tid;
         if (filtered_out(h, c.id))
             continue; /* the call's own type is filtered out */
         int64_t now = pt_realtime_ns();
@@ -148,6 +147,17 @@ static unsigned member_cells(struct pt_handle *h, const struct pt_member *mb, ui
         record_unfinished(h, pid, c.tid, c.id, start_ns(h->shm, c.t0, now), now, arg, c.nargs);
         found++;
     }
+    return found;
+}
+
+static unsigned member_cells(struct pt_handle *h, const struct pt_member *mb, uint32_t *seen,
+                             unsigned *nseen)
+{
+    struct pt_inbox *ib;
+    pid_t pid = (pid_t)mb->pid;
+    if (pt_remote_open_inbox(pid, mb->start, mb->inbox_fd, &ib) != 0)
+        return 0;
+    unsigned found = inbox_cells(h, pid, ib, true, seen, nseen);
     pt_remote_close_inbox(ib);
     return found;
 }
@@ -237,4 +247,80 @@ PT_API int posixtrace_stream_blocked(trace_id_t trid, pid_t pid, size_t *n)
     if (n != NULL)
         *n = found;
     return 0;
+}
+
+/* ---- members' inboxes kept mapped (posixtrace_stream_watch): a process
+ * killed inside a call takes its inbox's memfd with it unless a controller
+ * maps it; mapped, its cells outlive it, and its end shows the calls it died
+ * in, as strace shows them before "+++ killed by SIGINT +++". ---- */
+struct pt_kept {
+    uint32_t pid;
+    uint64_t start;
+    struct pt_inbox *ib;
+};
+
+static bool is_kept(const struct pt_handle *h, uint32_t pid, uint64_t start)
+{
+    for (unsigned k = 0; k < PT_MAX_MEMBERS; k++)
+        if (h->kept[k].ib != NULL && h->kept[k].pid == pid && h->kept[k].start == start)
+            return true;
+    return false;
+}
+
+static void keep_member(struct pt_handle *h, const struct pt_member *mb)
+{
+    for (unsigned k = 0; k < PT_MAX_MEMBERS; k++) {
+        if (h->kept[k].ib != NULL)
+            continue;
+        if (pt_remote_open_inbox((pid_t)mb->pid, mb->start, mb->inbox_fd, &h->kept[k].ib) != 0)
+            h->kept[k].ib = NULL;
+        h->kept[k].pid = mb->pid;
+        h->kept[k].start = mb->start;
+        return;
+    }
+}
+
+/* <posixtrace/control.h> */
+PT_API int posixtrace_stream_watch(trace_id_t trid)
+{
+    struct pt_handle *h;
+    int rc = pt_get_active(trid, &h);
+    if (rc != 0)
+        return rc;
+    pthread_mutex_lock(&h->mlock);
+    if (h->kept == NULL)
+        h->kept = calloc(PT_MAX_MEMBERS, sizeof *h->kept);
+    for (unsigned m = 0; h->kept != NULL && m < PT_MAX_MEMBERS; m++) {
+        const struct pt_member *mb = &h->shm->members[m];
+        if (atomic_load(&mb->state) == 2 && mb->pid != 0 &&
+            !(mb->pid == pt_pid && mb->start == pt_start) && !is_kept(h, mb->pid, mb->start))
+            keep_member(h, mb);
+    }
+    pthread_mutex_unlock(&h->mlock);
+    pt_put(h);
+    return h->kept != NULL ? 0 : ENOMEM;
+}
+
+/* pid ended (under h->mlock, before its process_end is recorded): the calls
+ * its kept inbox shows in flight, recorded; the inbox let go. */
+void pt_inflight_ended(struct pt_handle *h, pid_t pid)
+{
+    for (unsigned k = 0; h->kept != NULL && k < PT_MAX_MEMBERS; k++) {
+        struct pt_kept *e = &h->kept[k];
+        if (e->ib == NULL || e->pid != (uint32_t)pid)
+            continue;
+        inbox_cells(h, pid, e->ib, false, NULL, NULL);
+        pt_remote_close_inbox(e->ib);
+        e->ib = NULL;
+    }
+}
+
+/* The handle goes: every kept inbox let go. */
+void pt_inflight_release(struct pt_handle *h)
+{
+    for (unsigned k = 0; h->kept != NULL && k < PT_MAX_MEMBERS; k++)
+        if (h->kept[k].ib != NULL)
+            pt_remote_close_inbox(h->kept[k].ib);
+    free(h->kept);
+    h->kept = NULL;
 }

@@ -43,6 +43,9 @@ void pt_inbox_init(void);
 /* inflight.c: the calls in flight (doc/design.md "Calls in flight") */
 void pt_inflight_forget(int fd);                  /* a new image: the old one's cells */
 void pt_inflight_clear(uint32_t entry);           /* a thread's end: its registry entry's */
+struct pt_handle;
+void pt_inflight_ended(struct pt_handle *h, pid_t pid); /* its kept cells recorded (mlock held) */
+void pt_inflight_release(struct pt_handle *h);          /* the kept inboxes let go */
 void pt_inbox_refresh(void);                      /* answer the doorbell */
 void pt_inbox_ring_self(void);
 void pt_inbox_fork_private(void);
