@@ -16,6 +16,8 @@
  */
 #include "../internal.h"
 #include <dirent.h>
+#include <errno.h>
+#include <signal.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <posixtrace/control.h>
@@ -207,7 +209,7 @@ PT_API int posixtrace_stream_unfinished(trace_id_t trid, size_t *n)
     if (rc != 0)
         return rc;
     size_t found = 0;
-    static uint32_t seen[PT_MAX_THREADS]; /* under h->mlock */
+    uint32_t seen[PT_MAX_THREADS];
     pthread_mutex_lock(&h->mlock);
     for (unsigned m = 0; m < PT_MAX_MEMBERS; m++) {
         const struct pt_member *mb = &h->shm->members[m];
@@ -290,6 +292,13 @@ PT_API int posixtrace_stream_watch(trace_id_t trid)
     pthread_mutex_lock(&h->mlock);
     if (h->kept == NULL)
         h->kept = calloc(PT_MAX_MEMBERS, sizeof *h->kept);
+    /* let go of processes gone and reaped (ended normally: a killed child of
+     * the controller stays a zombie until its end is recorded) */
+    for (unsigned k = 0; h->kept != NULL && k < PT_MAX_MEMBERS; k++)
+        if (h->kept[k].ib != NULL && kill((pid_t)h->kept[k].pid, 0) != 0 && errno == ESRCH) {
+            pt_remote_close_inbox(h->kept[k].ib);
+            h->kept[k].ib = NULL;
+        }
     for (unsigned m = 0; h->kept != NULL && m < PT_MAX_MEMBERS; m++) {
         const struct pt_member *mb = &h->shm->members[m];
         if (atomic_load(&mb->state) == 2 && mb->pid != 0 &&
