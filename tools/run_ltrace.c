@@ -37,7 +37,7 @@ static const char *map_type(gchar *t)
         return "int";
     if (g_str_has_prefix(t, "string"))
         return "str"; /* string, stringN, string[argN]: read to the NUL, up to -s */
-    if (g_str_has_prefix(t, "hex(") || g_str_has_prefix(t, "octal(")) {
+    if ((g_str_has_prefix(t, "hex(") || g_str_has_prefix(t, "octal(")) && t[n - 1] == ')') {
         gchar *in = g_strndup(strchr(t, '(') + 1, n - (size_t)(strchr(t, '(') + 1 - t) - 1);
         const char *r = map_type(in);
         g_free(in);
@@ -58,7 +58,7 @@ static GPtrArray *split_args(const char *s, size_t n)
     for (size_t i = 0; i <= n; i++) {
         char c = i < n ? s[i] : ',';
         depth += (c == '(' || c == '[') - (c == ')' || c == ']');
-        if (c == ',' && depth == 0) {
+        if (c == ',' && (depth == 0 || i == n)) { /* unbalanced: the rest, refused by map_type */
             g_ptr_array_add(a, g_strndup(s + start, i - start));
             start = i + 1;
         }
@@ -122,11 +122,12 @@ static gchar *search_file(const char *path, const char *object, const char *fn, 
         return NULL;
     gchar **lines = g_strsplit(text, "\n", -1);
     for (gsize i = 0; lines[i] != NULL && spec == NULL && (err == NULL || *err == NULL); i++) {
-        gchar *semi = strchr(lines[i], ';'); /* the declaration's end; comments start with ';' */
-        if (semi == NULL || semi == g_strstrip(lines[i]) || g_str_has_prefix(lines[i], "typedef"))
+        gchar *line = g_strstrip(lines[i]);
+        gchar *semi = strchr(line, ';'); /* the declaration's end; comments start with ';' */
+        if (semi == NULL || semi == line || g_str_has_prefix(line, "typedef"))
             continue;
-        *strchr(lines[i], ';') = '\0';
-        spec = convert(lines[i], object, fn, err);
+        *semi = '\0';
+        spec = convert(line, object, fn, err);
     }
     g_strfreev(lines);
     g_free(text);
