@@ -152,11 +152,36 @@ static unsigned inbox_cells(struct pt_handle *h, pid_t pid, struct pt_inbox *ib,
     return found;
 }
 
+/* mb is a valid member of the stream, another process than this one. */
+static bool other_member(const struct pt_member *mb)
+{
+    return atomic_load(&mb->state) == 2 && mb->pid != 0 &&
+           !(mb->pid == pt_pid && mb->start == pt_start);
+}
+
+/* A member's inbox kept mapped (posixtrace_stream_watch, below). */
+struct pt_kept {
+    uint32_t pid;
+    uint64_t start;
+    struct pt_inbox *ib;
+};
+
+/* The inbox of process (pid, start) that h keeps mapped, or NULL. */
+static struct pt_inbox *kept_inbox(const struct pt_handle *h, uint32_t pid, uint64_t start)
+{
+    for (unsigned k = 0; h->kept != NULL && k < PT_MAX_MEMBERS; k++)
+        if (h->kept[k].ib != NULL && h->kept[k].pid == pid && h->kept[k].start == start)
+            return h->kept[k].ib;
+    return NULL;
+}
+
 static unsigned member_cells(struct pt_handle *h, const struct pt_member *mb, uint32_t *seen,
                              unsigned *nseen)
 {
-    struct pt_inbox *ib;
     pid_t pid = (pid_t)mb->pid;
+    struct pt_inbox *ib = kept_inbox(h, mb->pid, mb->start);
+    if (ib != NULL) /* mapped already: no second mapping */
+        return inbox_cells(h, pid, ib, true, seen, nseen);
     if (pt_remote_open_inbox(pid, mb->start, mb->inbox_fd, &ib) != 0)
         return 0;
     unsigned found = inbox_cells(h, pid, ib, true, seen, nseen);
@@ -213,8 +238,7 @@ PT_API int posixtrace_stream_unfinished(trace_id_t trid, size_t *n)
     pthread_mutex_lock(&h->mlock);
     for (unsigned m = 0; m < PT_MAX_MEMBERS; m++) {
         const struct pt_member *mb = &h->shm->members[m];
-        if (atomic_load(&mb->state) != 2 || mb->pid == 0 ||
-            (mb->pid == pt_pid && mb->start == pt_start))
+        if (!other_member(mb))
             continue;
         unsigned nseen = 0;
         found += member_cells(h, mb, seen, &nseen);
@@ -255,20 +279,6 @@ PT_API int posixtrace_stream_blocked(trace_id_t trid, pid_t pid, size_t *n)
  * killed inside a call takes its inbox's memfd with it unless a controller
  * maps it; mapped, its cells outlive it, and its end shows the calls it died
  * in, as strace shows them before "+++ killed by SIGINT +++". ---- */
-struct pt_kept {
-    uint32_t pid;
-    uint64_t start;
-    struct pt_inbox *ib;
-};
-
-static bool is_kept(const struct pt_handle *h, uint32_t pid, uint64_t start)
-{
-    for (unsigned k = 0; k < PT_MAX_MEMBERS; k++)
-        if (h->kept[k].ib != NULL && h->kept[k].pid == pid && h->kept[k].start == start)
-            return true;
-    return false;
-}
-
 static void keep_member(struct pt_handle *h, const struct pt_member *mb)
 {
     for (unsigned k = 0; k < PT_MAX_MEMBERS; k++) {
@@ -301,8 +311,7 @@ PT_API int posixtrace_stream_watch(trace_id_t trid)
         }
     for (unsigned m = 0; h->kept != NULL && m < PT_MAX_MEMBERS; m++) {
         const struct pt_member *mb = &h->shm->members[m];
-        if (atomic_load(&mb->state) == 2 && mb->pid != 0 &&
-            !(mb->pid == pt_pid && mb->start == pt_start) && !is_kept(h, mb->pid, mb->start))
+        if (other_member(mb) && kept_inbox(h, mb->pid, mb->start) == NULL)
             keep_member(h, mb);
     }
     pthread_mutex_unlock(&h->mlock);
