@@ -291,6 +291,13 @@ def test_attached_program_exits_child_blocked():
 SYS_UNF = re.compile(r"^[\d.]+ (\d+)/(\d+) syscall:(\w+)\((.*)<unfinished \.\.\.>\)$", re.M)
 
 
+def sys_unfinished(text):
+    """(pid, tid, system call, args before the mark) of each unfinished
+    system call line (a thread blocked with no call of the shim's)."""
+    return [(int(m.group(1)), int(m.group(2)), m.group(3), m.group(4))
+            for m in SYS_UNF.finditer(text)]
+
+
 def test_attach_shows_read_begun_before():
     """-p PID of cat blocked in read since before the attach, detached at
     --duration with no call in between (nothing published, cat never
@@ -311,8 +318,7 @@ def test_attach_shows_read_begun_before():
         t.wait(timeout=TIMEOUT)
     err = p.stderr.decode()
     assert p.returncode == 0, err
-    got = [(int(m.group(1)), int(m.group(2)), m.group(3), m.group(4))
-           for m in SYS_UNF.finditer(err)]
+    got = sys_unfinished(err)
     assert [g[:3] for g in got] == [(t.pid, t.pid, "read")], err
     assert re.match(r"0, \d+, $", got[0][3]), err
 
@@ -332,8 +338,7 @@ def test_thread_in_libc_call_shown():
     err = p.stderr.decode()
     assert p.returncode == 0, err
     u = unfinished(err)
-    s = [(int(m.group(1)), int(m.group(2)), m.group(3), m.group(4))
-         for m in SYS_UNF.finditer(err)]
+    s = sys_unfinished(err)
     assert [x[2] for x in u] == ["read"] and u[0][0] == u[0][1], err
     assert [x[2] for x in s] == ["clock_nanosleep"], err
     assert s[0][0] == u[0][0] and s[0][1] != s[0][0], err  # the other thread of the same process
