@@ -52,7 +52,12 @@ int pt_base_ready(void)
     void *lc = pt_map_libc != NULL
         ? dlmopen(LM_ID_BASE, pt_map_libc->l_name, RTLD_NOLOAD | RTLD_LAZY) : NULL;
     if (lt != NULL && lc != NULL) {
-        base.want = dlsym(lt, "__posixtrace_want");
+        /* the table the library reads, not dlsym's __posixtrace_want: a
+         * program that holds it (a copy relocation: <trace.h>'s inline
+         * posix_trace_event) has it elsewhere than the library's object */
+        volatile unsigned char *(*table)(void) =
+            (volatile unsigned char *(*)(void))dlsym(lt, "posixtrace_want_table");
+        base.want = table != NULL ? table() : NULL;
         base.begin = (uint64_t (*)(trace_event_id_t))dlsym(lt, "posixtrace_call_begin");
         base.call = (void (*)(trace_event_id_t, void *, size_t, const void *, uint64_t))
             dlsym(lt, "posixtrace_sys_call");

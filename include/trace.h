@@ -216,6 +216,28 @@ int  posix_trace_trid_eventid_open(trace_id_t, const char *__pt_restrict,
 int  posix_trace_trygetnext_event(trace_id_t, struct posix_trace_event_info *__pt_restrict,
          void *__pt_restrict, size_t, size_t *__pt_restrict, int *__pt_restrict);
 
+/*
+ * posix_trace_event() with no stream taking the event (none running, or the
+ * event filtered out by every one) returns at once; the test it makes first,
+ * one byte of the library's want table per event type, is made here, inline
+ * in the caller, so that such a call costs a load and a branch instead of a
+ * call into the library (doc/semantics.md, "posix_trace_event in the
+ * header"). Each argument is evaluated once, and the function itself is
+ * there as the standard requires: (posix_trace_event)(...), its address,
+ * or #undef posix_trace_event. POSIXTRACE_NO_INLINE_EVENT leaves it out.
+ */
+#if defined(__GNUC__) && !defined(POSIXTRACE_NO_INLINE_EVENT)
+extern volatile unsigned char __posixtrace_want[];
+static __inline__ __attribute__((__always_inline__)) void
+__posixtrace_event(trace_event_id_t __id, const void *__pt_restrict __data, size_t __len)
+{
+    if (__id < __PT_EVENT_ID_SPACE && __posixtrace_want[__id] == 0)
+        return;
+    posix_trace_event(__id, __data, __len);
+}
+#define posix_trace_event(id, data, len) __posixtrace_event((id), (data), (len))
+#endif
+
 #ifdef __cplusplus
 }
 #endif

@@ -61,7 +61,9 @@ libtrace_libposixtrace_la_SOURCES = \
 	libtrace/xproc/remote.c \
 	libtrace/xproc/reap.c \
 	libtrace/xproc/inflight.c
-libtrace_libposixtrace_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libtrace -I$(top_builddir)/libtrace
+# the library defines posix_trace_event itself: not <trace.h>'s inline test in front of it
+libtrace_libposixtrace_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libtrace -I$(top_builddir)/libtrace \
+	-DPOSIXTRACE_NO_INLINE_EVENT
 libtrace_libposixtrace_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 libtrace_libposixtrace_la_LDFLAGS = -version-info 0:0:0 -no-undefined
 libtrace_libposixtrace_la_LIBADD = $(XXHASH_LIBS) -lpthread

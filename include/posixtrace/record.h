@@ -36,6 +36,11 @@ extern "C" {
  * process records into may take the event (or the trace system has work to
  * do on the next event). Read it with posixtrace_wanted(). */
 extern volatile unsigned char __posixtrace_want[];
+/* Its address as the library reads it: the program's copy of it when the
+ * program holds one (a copy relocation, made by a program that references
+ * it: <trace.h>'s posix_trace_event does), for code that looks the library
+ * up by handle (dlsym on its handle finds the library's own object). */
+volatile unsigned char *posixtrace_want_table(void);
 
 /* Non-zero when recording event `id` now might store it. Zero: no running
  * stream takes it (filtered out or none running); skip all argument work.

@@ -691,9 +691,14 @@ __attribute__((noinline)) static void event_wanted(trace_event_id_t id, const vo
     event_wanted_inline(id, data, len, addr, want, flags, t0);
 }
 
+/* The function itself: <trace.h>'s inline test in front of it is left out
+ * of the library's build (POSIXTRACE_NO_INLINE_EVENT, libtrace/local.mk),
+ * and here in any case (the fuzzers compile these sources themselves). */
+#undef posix_trace_event
+
 /*
  * No stream running, or the event filtered out by every stream: one byte load
- * from pt_want. Ids past the last valid one take the general path
+ * from pt_want (which <trace.h> makes in the caller before calling here). Ids past the last valid one take the general path
  * so that running streams count them as lost.
  */
 PT_API __attribute__((aligned(64))) void posix_trace_event(trace_event_id_t id, const void *restrict data, size_t len)

@@ -28,7 +28,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-PT_API union pt_inbox_mem __posixtrace_want __attribute__((aligned(4096)));
+PT_API union pt_inbox_mem pt_inbox_obj __asm__("__posixtrace_want") __attribute__((aligned(4096)));
+/* <posixtrace/record.h>: the want table as this library reads it, which is
+ * the program's copy when the program holds one (a copy relocation), found
+ * by a module that cannot reach the program's symbols (the audit library,
+ * in a namespace of its own, whose dlsym finds this library's object). */
+PT_API volatile unsigned char *posixtrace_want_table(void)
+{
+    return pt_want;
+}
+
 uint64_t pt_start;
 static int inbox_ready;
 static dev_t inbox_dev; /* what the inbox's descriptor names (posixtrace_reserved_fd_repair) */
@@ -72,7 +81,7 @@ bool pt_is_inbox_link(const char *path)
  * now on (its file remembered, to notice a raw close or dup2 over it). */
 static bool map_over(int fd)
 {
-    void *p = mmap(&__posixtrace_want, PT_INBOX_SIZE, PROT_READ | PROT_WRITE,
+    void *p = mmap(&pt_inbox_obj, PT_INBOX_SIZE, PROT_READ | PROT_WRITE,
                    MAP_SHARED | MAP_FIXED, fd, 0);
     struct stat st;
     if (p == MAP_FAILED || fstat(fd, &st) != 0)
@@ -200,8 +209,8 @@ void pt_inbox_fork_private(void)
     if (!inbox_ready)
         return;
     static union pt_inbox_mem copy; /* no malloc: this runs in fork children */
-    memcpy(&copy, &__posixtrace_want, sizeof copy);
-    void *p = mmap(&__posixtrace_want, PT_INBOX_SIZE, PROT_READ | PROT_WRITE,
+    memcpy(&copy, &pt_inbox_obj, sizeof copy);
+    void *p = mmap(&pt_inbox_obj, PT_INBOX_SIZE, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
     if (p != MAP_FAILED)
         memcpy(p, &copy, sizeof copy);

@@ -32,7 +32,7 @@ PT_API struct posixtrace_inflight_cell *posixtrace_inflight_cell(void)
     struct pt_thread *t = pt_thread_self();
     if (t == NULL || t == &pt_threads[PT_MAX_THREADS - 1]) /* the shared fallback entry */
         return NULL;
-    return &pt_inbox_cells(&__posixtrace_want)[t - pt_threads];
+    return &pt_inbox_cells(&pt_inbox_obj)[t - pt_threads];
 }
 
 /* A thread's end: its registry entry (and so its cell) goes to the next. */
@@ -40,7 +40,7 @@ void pt_inflight_clear(uint32_t entry)
 {
     if (entry >= PT_MAX_THREADS - 1)
         return;
-    struct posixtrace_inflight_cell *c = &pt_inbox_cells(&__posixtrace_want)[entry];
+    struct posixtrace_inflight_cell *c = &pt_inbox_cells(&pt_inbox_obj)[entry];
     if (__atomic_load_n(&c->id, __ATOMIC_RELAXED) != 0)
         __atomic_store_n(&c->id, 0, __ATOMIC_RELEASE);
 }
@@ -51,7 +51,7 @@ void pt_inflight_forget(int fd)
 {
     if (fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, PT_INBOX_CELLS_OFF,
                   (off_t)PT_MAX_THREADS * sizeof(struct posixtrace_inflight_cell)) != 0)
-        memset(pt_inbox_cells(&__posixtrace_want), 0,
+        memset(pt_inbox_cells(&pt_inbox_obj), 0,
                PT_MAX_THREADS * sizeof(struct posixtrace_inflight_cell));
 }
 

@@ -32,9 +32,12 @@ int  pt_proc_euid(pid_t pid, uid_t *euid);
  * i) and sets the doorbell bit in every want byte; the next event then takes
  * the slow path, which attaches. doc/design.md, "Other processes". */
 #include "inbox_layout.h" /* the inbox's memory, as every process sees it */
-extern union pt_inbox_mem __posixtrace_want; /* exported: <posixtrace/record.h> */
-#define PT_INBOX (&__posixtrace_want.ib)
-#define pt_want  (__posixtrace_want.ib.want.b)
+/* Exported as __posixtrace_want (<posixtrace/record.h>, and <trace.h>, whose
+ * posix_trace_event tests it inline: a program may hold the object itself, by
+ * a copy relocation); named otherwise here, where its type is the inbox's. */
+extern union pt_inbox_mem pt_inbox_obj __asm__("__posixtrace_want");
+#define PT_INBOX (&pt_inbox_obj.ib)
+#define pt_want  (pt_inbox_obj.ib.want.b)
 static inline uint8_t pt_want_load(uint32_t id)
 {
     return __atomic_load_n(&pt_want[id], __ATOMIC_RELAXED);

@@ -11,11 +11,19 @@ check_PROGRAMS += \
 	tests/api/t017_loop tests/api/t018_sizerule tests/api/t019_concurrent \
 	tests/api/t020_loop_concurrent tests/api/t021_signal tests/api/t022_timestamps \
 	tests/api/t024_streamsize tests/api/t025_shrink tests/api/t026_clock \
-	tests/api/t060_event_sizes tests/api/t027_block
+	tests/api/t060_event_sizes tests/api/t027_block tests/api/t028_event_inline \
+	tests/api/t028_event_inline_nopie
+
+# the same program, position-dependent: the want table <trace.h> reads is
+# copied into it by a copy relocation (test_event_inline.py)
+tests_api_t028_event_inline_nopie_SOURCES = tests/api/t028_event_inline.c
+tests_api_t028_event_inline_nopie_CFLAGS = $(AM_CFLAGS) -fno-pie
+tests_api_t028_event_inline_nopie_LDFLAGS = $(AM_LDFLAGS) -Wc,-no-pie
 
 EXTRA_DIST += \
 	tests/api/test_attr.py tests/api/test_concurrency.py tests/api/test_event_sizes.py \
 	tests/api/test_events.py tests/api/test_eventset.py tests/api/test_filter.py \
 	tests/api/test_full_policies.py tests/api/test_lifecycle.py tests/api/test_names.py \
 	tests/api/test_readers.py tests/api/test_shrink.py tests/api/test_stream_size.py \
-	tests/api/test_timestamps.py tests/api/test_clock.py tests/api/test_block.py
+	tests/api/test_timestamps.py tests/api/test_clock.py tests/api/test_block.py \
+	tests/api/test_event_inline.py

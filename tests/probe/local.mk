@@ -14,6 +14,11 @@ tests_probe_t311_probe_now_LDADD = -lm
 check_PROGRAMS += tests/probe/t313_probe_dlopen
 tests_probe_t313_probe_dlopen_LDADD = -ldl
 
+# records user events too: libposixtrace's want table copied into it
+check_PROGRAMS += tests/probe/t315_probe_user
+tests_probe_t315_probe_user_CFLAGS = $(AM_CFLAGS) -fno-builtin
+tests_probe_t315_probe_user_LDADD = $(LDADD) -lm
+
 # the library t313 opens: built by the test (gcc -shared), like t203_stacks
 EXTRA_DIST += tests/probe/test_probes.py tests/probe/t312_probe_plugin.c
 # the prototypes test: a library and a program linked to it, built by the test

@@ -63,6 +63,18 @@ def test_every_call_recorded_first_included(prog):
     assert len(probe_events(p.err, "probe:libm.so.6:cos")) == 7
 
 
+def test_program_recording_user_events():
+    """A program that records user events itself holds the want table (a
+    copy relocation: <trace.h>'s posix_trace_event reads it inline): the
+    probes read that copy, so its 3 calls of cos are recorded, between its 3
+    user events."""
+    prog = program("t315_probe_user")
+    p = prun("--probe", COS, prog, "3")
+    assert (p.out, 0) == plain(prog, "3")
+    names = [e[0] for e in events(p.err) if e[0] in ("probe/mark", "probe:libm.so.6:cos")]
+    assert names == ["probe/mark", "probe:libm.so.6:cos"] * 3, p.err
+
+
 def test_invalid_str_pointer_never_crashes():
     """abs(-3000009) probed as taking a str: the 'pointer' is not readable;
     the field is empty and the program runs as without probes."""

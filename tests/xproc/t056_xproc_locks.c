@@ -58,7 +58,7 @@ static struct pt_shm *find_stream(void)
 
 static struct pt_inbox *inbox(void)
 {
-    return &__posixtrace_want.ib;
+    return &pt_inbox_obj.ib;
 }
 
 static _Atomic int storm_on;

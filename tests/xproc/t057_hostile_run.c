@@ -157,9 +157,9 @@ static void attack_loop(struct pt_shm *s)
 
 static void attack_inbox(void)
 {
-    unsigned char *p = __posixtrace_want.bytes;
+    unsigned char *p = pt_inbox_obj.bytes;
     for (int i = 0; i < 64; i++)
-        p[rnd() % sizeof __posixtrace_want.bytes] = (unsigned char)rnd();
+        p[rnd() % sizeof pt_inbox_obj.bytes] = (unsigned char)rnd();
 }
 
 /* ftruncate every posixtrace memfd of the controller, and our inbox. */
