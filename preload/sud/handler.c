@@ -128,18 +128,28 @@ static void record(struct shim_call *c, const struct posixtrace_event_desc *d, c
         shim_record_stack(c->ra, c->p.hdr.tid);
 }
 
-/* The call's descriptor if it is to be recorded (and c begun, its program
- * address the caller's: caller.c); at: si_call_addr, g: the registers. */
-static const struct posixtrace_event_desc *begin(struct shim_call *c, long nr, const void *at,
-                                                 const greg_t *g)
+/* The call's descriptor if it is to be recorded (and c begun with program
+ * address ra); not while a wrapper mutes its calls (vfork.c). */
+static const struct posixtrace_event_desc *begin_at(struct shim_call *c, long nr, const void *ra)
 {
-    if ((unsigned long)nr > POSIXTRACE_SYSCALL_LAST - POSIXTRACE_SYSCALL_FIRST)
+    if ((unsigned long)nr > POSIXTRACE_SYSCALL_LAST - POSIXTRACE_SYSCALL_FIRST || shim_sud_mute)
         return NULL;
     unsigned id = POSIXTRACE_SYSCALL_FIRST + (unsigned)nr;
     if (!posixtrace_wanted(id))
         return NULL;
     const struct posixtrace_event_desc *d = posixtrace_event_desc(id);
     if (d == NULL)
+        return NULL;
+    return shim_begin(c, id, ra) ? d : NULL;
+}
+
+/* The same, its program address the caller's (caller.c); at: si_call_addr,
+ * g: the registers. */
+static const struct posixtrace_event_desc *begin(struct shim_call *c, long nr, const void *at,
+                                                 const greg_t *g)
+{
+    if ((unsigned long)nr > POSIXTRACE_SYSCALL_LAST - POSIXTRACE_SYSCALL_FIRST || shim_sud_mute ||
+        !posixtrace_wanted(POSIXTRACE_SYSCALL_FIRST + (unsigned)nr))
         return NULL;
     /* rt_sigreturn's function is the signal trampoline: no caller; a
      * call libposixtrace made through libc (posix_trace_event's futex wakes
@@ -153,7 +163,7 @@ static const struct posixtrace_event_desc *begin(struct shim_call *c, long nr, c
         return NULL;
     if (shim_internal_caller(ra))
         ra = at;
-    return shim_begin(c, id, ra) ? d : NULL;
+    return begin_at(c, nr, ra);
 }
 
 static bool noreturn_call(long nr)
@@ -209,11 +219,23 @@ static SHIM_NOINLINE bool in_program_frame(long nr, const long *a, greg_t *g, co
 #endif
     if (!vm && !vm3)
         return false;
-    if ((d = begin(&c, nr, ra, g)) != NULL)
-        record(&c, d, a, 0, POSIXTRACE_CALL_ENTRY);
+    /* a vfork-like child is armed and recorded as itself (vfork.c), and the
+     * call recorded when it returns in the parent; other CLONE_VM children
+     * are not armed: the call is recorded at entry */
+    bool vfk = shim_sud_vforks(nr, a) && shim_sud_vfork_push(nr, a, g);
+    if ((d = begin(&c, nr, ra, g)) != NULL) {
+        if (vfk)
+            shim_sud_vfork_record_later(&c);
+        else
+            record(&c, d, a, 0, POSIXTRACE_CALL_ENTRY);
+    }
     if (vm3) {
-        if (!shim_sud_clone3_vm(a, g))
+        if (!shim_sud_clone3_vm(a, g)) {
             g[REG_RAX] = -ENOSYS; /* arguments the copy cannot hold: glibc then uses clone */
+            if (vfk)
+                shim_sud_vfork_drop();
+            return true;
+        }
     } else if (nr == SYS_clone && a[1] != 0) {
         uintptr_t *top = (uintptr_t *)(uintptr_t)a[1] - 1;
         *top = (uintptr_t)g[REG_RIP];
@@ -222,7 +244,20 @@ static SHIM_NOINLINE bool in_program_frame(long nr, const long *a, greg_t *g, co
     } else {
         redirect(g, shim_sud_vm_stub);
     }
+    if (vfk)
+        shim_sud_vfork_redirect(g);
     return true;
+}
+
+/* A call made through a vfork stub, when it returns in the parent (vfork.c). */
+void shim_sud_record_return(long nr, const long *a, const void *ra, uint64_t t0, long r)
+{
+    struct shim_call c;
+    const struct posixtrace_event_desc *d = begin_at(&c, nr, ra);
+    if (d != NULL) {
+        c.t0 = t0;
+        record(&c, d, a, r, 0);
+    }
 }
 
 /* ---- calls made here ---- */
@@ -294,6 +329,12 @@ void shim_sud_handler(int sig, void *siv, void *ucv)
     ucontext_t *uc = ucv;
     greg_t *g = uc->uc_mcontext.gregs;
     long nr = (long)g[REG_RAX];
+    if (nr == SHIM_SUD_VTRAP_NR && si->si_call_addr == (void *)shim_sud_vtrap_ret) {
+        shim_sud_vfork_back(g); /* a vfork stub's, after the call */
+        errno = saved;
+        shim_sud_sel = SHIM_SUD_BLOCK;
+        return;
+    }
     const long a[6] = { (long)g[REG_RDI], (long)g[REG_RSI], (long)g[REG_RDX],
                         (long)g[REG_R10], (long)g[REG_R8], (long)g[REG_R9] };
     if (!in_program_frame(nr, a, g, si->si_call_addr))

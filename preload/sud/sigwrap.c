@@ -21,12 +21,14 @@ static void *prog_handler[NSIG_K]; /* the program's handler of each signal, when
 
 static void shim_sud_sigtramp(int sig, siginfo_t *si, void *uc)
 {
-    unsigned char was = shim_sud_sel;
+    unsigned char was = shim_sud_sel, mute = shim_sud_mute;
     void *h = (unsigned)sig < NSIG_K ? __atomic_load_n(&prog_handler[sig], __ATOMIC_ACQUIRE) : NULL;
     if (shim_sud_armed)
         shim_sud_sel = SHIM_SUD_BLOCK;
+    shim_sud_mute = 0; /* a wrapper's muted calls (vfork.c) are its, not the handler's */
     if (h != NULL)
         ((void (*)(int, siginfo_t *, void *))h)(sig, si, uc);
+    shim_sud_mute = mute;
     shim_sud_sel = was;
 }
 

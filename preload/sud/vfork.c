@@ -1,0 +1,196 @@
+/*
+ * vfork children in the system-call mode (preload/README.md, "System calls:
+ * Syscall User Dispatch", "vfork children"): vfork, and clone/clone3 with
+ * CLONE_VM | CLONE_VFORK (glibc's posix_spawn, and so system() and popen();
+ * Python's subprocess through vfork()). The child runs on its parent
+ * thread's thread data (same memory, same thread pointer) while the parent
+ * is suspended, until it execs or exits.
+ *
+ * The handler (handler.c) pushes a frame here before the call, and sends it
+ * to one of the region's vfork stubs (region.S). After the call:
+ *  - the child turns dispatch on with a prctl made from the stub (the
+ *    kernel gives no child its parent's), with the parent's selector byte
+ *    (the parent is suspended: one thread at a time uses it), then traps
+ *    (shim_sud_vtrap, outside the region): shim_sud_vfork_back() gives it
+ *    an identity of its own (its thread id cached afresh, libposixtrace's
+ *    entry set aside: posixtrace_vfork_child(), its events carry its own
+ *    pid and go to slots of its own), its calls recorded (the parent's
+ *    mute, below, not its), and it goes on where the call returns;
+ *  - the parent traps too, when the child has exec'd or exited: its
+ *    identity, mute and return address back (the child may have changed
+ *    them all), and the call recorded with its result (the child's pid).
+ * The kernel saves and restores every register across a trap, so this
+ * C code runs without disturbing the program's registers.
+ *
+ * Mute: a wrapper that records a call whose own system calls must not be
+ * recorded again (posix_spawn, vfork: fork.c) but whose child must be armed
+ * keeps the selector BLOCK with shim_sud_mute set: the calls trap, are made
+ * (the vfork-like clone through the stubs) and not recorded.
+ */
+#include "../shim.h"
+#include "sud.h"
+
+#include <linux/sched.h>
+#include <sched.h>
+#include <string.h>
+#include <sys/syscall.h>
+
+#define VF_MAX 8 /* a vfork child that vforks...: deeper ones are not armed */
+
+enum vf_kind { VF_VM, VF_STACK, VF_CL3_VM, VF_CL3_STACK };
+
+struct vf_frame {
+    uintptr_t resume;       /* the program's address after the call */
+    uintptr_t rdi;          /* clone3: the program's rdi */
+    long nr, a[6];          /* the call, recorded when it returns in the parent */
+    const void *ra;         /* its program address */
+    uint64_t t0;            /* its start */
+    uint32_t tid;           /* the parent's cached thread id */
+    unsigned char kind;
+    unsigned char mute;     /* the parent's */
+    bool rec;               /* recorded when it returns */
+    volatile bool switched; /* the child took an identity of its own */
+};
+
+static __thread struct vf_frame frames[VF_MAX] __attribute__((tls_model("initial-exec")));
+__thread uint32_t shim_sud_vdepth __attribute__((tls_model("initial-exec")));
+__thread long shim_sud_vret __attribute__((tls_model("initial-exec")));
+__thread unsigned char shim_sud_mute __attribute__((tls_model("initial-exec")));
+
+bool shim_sud_vforks(long nr, const long *a)
+{
+    uint64_t flags;
+    if (nr == SYS_vfork)
+        return true;
+    if (nr == SYS_clone)
+        flags = (uint64_t)a[0];
+#ifdef SYS_clone3
+    else if (nr == SYS_clone3) {
+        struct shim_pages pg = SHIM_PAGES_INIT;
+        if (a[0] == 0 || (unsigned long)a[1] < 8 || !shim_readable(&pg, (const void *)a[0], 8))
+            return false;
+        memcpy(&flags, (const void *)a[0], 8);
+    }
+#endif
+    else
+        return false;
+    /* with its own thread data (CLONE_SETTLS) the shim's variables are not
+     * where the stubs look for them */
+    return (flags & (CLONE_VM | CLONE_VFORK | CLONE_SETTLS)) == (CLONE_VM | CLONE_VFORK);
+}
+
+bool shim_sud_vfork_push(long nr, const long *a, const greg_t *g)
+{
+    uint32_t d = shim_sud_vdepth;
+    if (d >= VF_MAX)
+        return false;
+    struct vf_frame *f = &frames[d];
+    f->resume = (uintptr_t)g[REG_RIP];
+    f->rdi = (uintptr_t)g[REG_RDI];
+    f->nr = nr;
+    memcpy(f->a, a, sizeof f->a);
+    f->rec = false;
+    f->switched = false;
+    f->mute = shim_sud_mute;
+    shim_sud_vdepth = d + 1;
+    return true;
+}
+
+void shim_sud_vfork_record_later(const struct shim_call *c)
+{
+    struct vf_frame *f = &frames[shim_sud_vdepth - 1];
+    f->rec = true;
+    f->t0 = c->t0;
+    f->ra = c->ra;
+}
+
+/* The stub the handler sends the call to (the frame's kind set with it). */
+void shim_sud_vfork_redirect(greg_t *g)
+{
+    struct vf_frame *f = &frames[shim_sud_vdepth - 1];
+    uintptr_t rip = (uintptr_t)g[REG_RIP];
+    if (rip == (uintptr_t)shim_sud_clone3_vm_stub) {
+        f->kind = VF_CL3_VM;
+        g[REG_RIP] = (greg_t)(uintptr_t)shim_sud_vfork_cl3_vm_stub;
+    } else if (rip == (uintptr_t)shim_sud_clone3_stack_stub) {
+        f->kind = VF_CL3_STACK;
+        g[REG_RIP] = (greg_t)(uintptr_t)shim_sud_vfork_cl3_stack_stub;
+    } else if (rip == (uintptr_t)shim_sud_stack_stub) {
+        f->kind = VF_STACK;
+        g[REG_RIP] = (greg_t)(uintptr_t)shim_sud_vfork_stack_stub;
+    } else {
+        f->kind = VF_VM;
+        g[REG_RIP] = (greg_t)(uintptr_t)shim_sud_vfork_vm_stub;
+    }
+}
+
+/* The handler could not make the call through the stubs (clone3's
+ * arguments refused): the frame goes. */
+void shim_sud_vfork_drop(void)
+{
+    shim_sud_vdepth--;
+}
+
+/* In the child: where the stub would have gone on (region.S). */
+static void child_resume(const struct vf_frame *f, greg_t *g)
+{
+    uintptr_t *sp = (uintptr_t *)(uintptr_t)g[REG_RSP];
+    switch (f->kind) {
+    case VF_STACK: /* its new stack's top holds the return address */
+        g[REG_RIP] = (greg_t)sp[0];
+        g[REG_RSP] = (greg_t)(uintptr_t)(sp + 1);
+        break;
+    case VF_CL3_STACK: /* the program's rdi, then the return address */
+        g[REG_RDI] = (greg_t)sp[0];
+        g[REG_RIP] = (greg_t)sp[1];
+        g[REG_RSP] = (greg_t)(uintptr_t)(sp + 2);
+        break;
+    case VF_CL3_VM:
+        g[REG_RDI] = (greg_t)f->rdi;
+        /* fall through */
+    default:
+        g[REG_RIP] = (greg_t)f->resume;
+        break;
+    }
+}
+
+static void child(struct vf_frame *f, greg_t *g)
+{
+    f->tid = shim_tid_swap(0); /* its own, cached at its first event */
+    posixtrace_vfork_child();
+    f->switched = true;
+    shim_sud_mute = 0; /* its calls are its own, whatever its parent was in */
+    g[REG_RAX] = 0;
+    child_resume(f, g);
+}
+
+static void parent(struct vf_frame *f, greg_t *g, long r)
+{
+    shim_sud_vdepth--;
+    if (f->switched) {
+        posixtrace_vfork_parent();
+        (void)shim_tid_swap(f->tid);
+    }
+    shim_sud_mute = f->mute;
+    shim_sud_resume = f->resume;
+    g[REG_RAX] = r;
+    g[REG_RIP] = (greg_t)f->resume;
+    if (f->kind == VF_CL3_VM || f->kind == VF_CL3_STACK)
+        g[REG_RDI] = (greg_t)f->rdi;
+    if (f->rec)
+        shim_sud_record_return(f->nr, f->a, f->ra, f->t0, r);
+}
+
+void shim_sud_vfork_back(greg_t *g)
+{
+    uint32_t d = shim_sud_vdepth;
+    long r = shim_sud_vret;
+    if (d == 0) { /* not from a stub (cannot happen): as an unknown call */
+        g[REG_RAX] = -ENOSYS;
+        return;
+    }
+    if (r == 0)
+        child(&frames[d - 1], g);
+    else
+        parent(&frames[d - 1], g, r);
+}
