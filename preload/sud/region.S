@@ -120,7 +120,9 @@ shim_sud_clone3_vm_stub:
  * first turns dispatch on (prctl(PR_SET_SYSCALL_USER_DISPATCH, ON, the
  * region, its thread's selector): the thread data is its parent's, the
  * thread pointer the same), saving the registers the prctl takes below
- * the red zone of whatever stack it is on. A child whose prctl fails
+ * the red zone of whatever stack it is on; before, when the parent took
+ * one (vfork.c), it gets an alternate stack of the shim's and its copy of
+ * the SIGSYS action SA_ONSTACK. A child whose prctl fails
  * falls through with rax 0 and goes on unarmed, as the stub's tail says. */
 .macro VF_TRAP
 	movq shim_sud_vret@gottpoff(%rip), %rcx
@@ -139,7 +141,20 @@ shim_sud_clone3_vm_stub:
 	pushq %rdx
 	pushq %r10
 	pushq %r8
-	movl $157, %eax			/* prctl */
+	movq shim_sud_vss_p@gottpoff(%rip), %rcx
+	movq %fs:(%rcx), %rdi
+	testq %rdi, %rdi
+	jz 3f
+	xorl %esi, %esi
+	movl $131, %eax			/* sigaltstack(shim_sud_vss_p, NULL) */
+	syscall
+	movl $31, %edi			/* rt_sigaction(SIGSYS, &shim_sud_vact, NULL, 8) */
+	leaq shim_sud_vact(%rip), %rsi
+	xorl %edx, %edx
+	movl $8, %r10d
+	movl $13, %eax
+	syscall
+3:	movl $157, %eax			/* prctl */
 	movl $59, %edi			/* PR_SET_SYSCALL_USER_DISPATCH */
 	movl $1, %esi			/* PR_SYS_DISPATCH_ON */
 	leaq shim_sud_region_start(%rip), %rdx

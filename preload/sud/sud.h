@@ -81,6 +81,7 @@ struct shim_ksigaction {
     uint64_t mask;
 };
 extern struct shim_ksigaction shim_sud_prog_action;
+extern struct shim_ksigaction shim_sud_vact; /* the same, SA_ONSTACK (vfork children) */
 
 /* ---- early.c: threads started before the mode was on ---- */
 void shim_sud_arm_early(void);              /* asks every other thread to arm itself */

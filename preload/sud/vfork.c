@@ -32,7 +32,9 @@
 
 #include <linux/sched.h>
 #include <sched.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 
 #define VF_MAX 8 /* a vfork child that vforks...: deeper ones are not armed */
@@ -48,6 +50,7 @@ struct vf_frame {
     uint32_t tid;           /* the parent's cached thread id */
     unsigned char kind;
     unsigned char mute;     /* the parent's */
+    signed char stack;      /* the child's alternate stack (pool index), or -1 */
     bool rec;               /* recorded when it returns */
     volatile bool switched; /* the child took an identity of its own */
 };
@@ -57,26 +60,87 @@ __thread uint32_t shim_sud_vdepth __attribute__((tls_model("initial-exec")));
 __thread long shim_sud_vret __attribute__((tls_model("initial-exec")));
 __thread unsigned char shim_sud_mute __attribute__((tls_model("initial-exec")));
 
+/* The child's SIGSYS handler runs on an alternate stack of the shim's own:
+ * the child may be on a stack sized for its own needs only (posix_spawn's:
+ * 36 KiB; a program's clone: any), and the handler with the kernel's signal
+ * frame takes about 6 KiB. A pool of VF_STACKS stacks mapped once, at the
+ * first such call, one taken by the parent before the call and given back
+ * when it returns there (nested children take another); none free: the
+ * child's handler runs on its own stack. The stub (region.S) gives the
+ * child sigaltstack(*shim_sud_vss_p) and the SIGSYS action with SA_ONSTACK
+ * (shim_sud_vact: its own copy of the actions, without CLONE_SIGHAND). */
+#define VF_STACKS 8
+#define VF_STACK_SIZE ((size_t)64 << 10)
+static char *pool;
+static unsigned long pool_used;
+__thread stack_t shim_sud_vss __attribute__((tls_model("initial-exec")));
+__thread stack_t *shim_sud_vss_p __attribute__((tls_model("initial-exec")));
+
+static char *pool_map(void)
+{
+    char *p = __atomic_load_n(&pool, __ATOMIC_ACQUIRE);
+    if (p != NULL)
+        return p;
+    void *m = mmap(NULL, VF_STACKS * VF_STACK_SIZE, PROT_READ | PROT_WRITE,
+                   MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+    if (m == MAP_FAILED)
+        return NULL;
+    if (!__atomic_compare_exchange_n(&pool, &p, (char *)m, false, __ATOMIC_ACQ_REL,
+                                     __ATOMIC_ACQUIRE)) {
+        munmap(m, VF_STACKS * VF_STACK_SIZE); /* another thread mapped it first */
+        return p;
+    }
+    return (char *)m;
+}
+
+/* A stack for the child of a call with these clone flags, or -1. */
+static int stack_take(uint64_t flags)
+{
+    char *p;
+    if ((flags & CLONE_SIGHAND) || (p = pool_map()) == NULL)
+        return -1;
+    for (int i = 0; i < VF_STACKS; i++) {
+        unsigned long bit = 1ul << i;
+        if (!(__atomic_fetch_or(&pool_used, bit, __ATOMIC_ACQUIRE) & bit)) {
+            shim_sud_vss.ss_sp = p + (size_t)i * VF_STACK_SIZE;
+            shim_sud_vss.ss_size = VF_STACK_SIZE;
+            shim_sud_vss.ss_flags = 0;
+            return i;
+        }
+    }
+    return -1;
+}
+
+static void stack_give(int i)
+{
+    if (i >= 0)
+        __atomic_fetch_and(&pool_used, ~(1ul << i), __ATOMIC_RELEASE);
+}
+
+/* The call's clone flags (vfork's: CLONE_VM | CLONE_VFORK); 0 if none or
+ * unreadable. */
+static uint64_t clone_flags(long nr, const long *a)
+{
+    uint64_t flags = 0;
+    if (nr == SYS_vfork)
+        return CLONE_VM | CLONE_VFORK;
+    if (nr == SYS_clone)
+        return (uint64_t)a[0];
+#ifdef SYS_clone3
+    struct shim_pages pg = SHIM_PAGES_INIT;
+    if (nr == SYS_clone3 && a[0] != 0 && (unsigned long)a[1] >= 8 &&
+        shim_readable(&pg, (const void *)a[0], 8))
+        memcpy(&flags, (const void *)a[0], 8);
+#endif
+    return flags;
+}
+
 bool shim_sud_vforks(long nr, const long *a)
 {
-    uint64_t flags;
-    if (nr == SYS_vfork)
-        return true;
-    if (nr == SYS_clone)
-        flags = (uint64_t)a[0];
-#ifdef SYS_clone3
-    else if (nr == SYS_clone3) {
-        struct shim_pages pg = SHIM_PAGES_INIT;
-        if (a[0] == 0 || (unsigned long)a[1] < 8 || !shim_readable(&pg, (const void *)a[0], 8))
-            return false;
-        memcpy(&flags, (const void *)a[0], 8);
-    }
-#endif
-    else
-        return false;
     /* with its own thread data (CLONE_SETTLS) the shim's variables are not
      * where the stubs look for them */
-    return (flags & (CLONE_VM | CLONE_VFORK | CLONE_SETTLS)) == (CLONE_VM | CLONE_VFORK);
+    return (clone_flags(nr, a) & (CLONE_VM | CLONE_VFORK | CLONE_SETTLS)) ==
+           (CLONE_VM | CLONE_VFORK);
 }
 
 bool shim_sud_vfork_push(long nr, const long *a, const greg_t *g)
@@ -92,6 +156,8 @@ bool shim_sud_vfork_push(long nr, const long *a, const greg_t *g)
     f->rec = false;
     f->switched = false;
     f->mute = shim_sud_mute;
+    f->stack = (signed char)stack_take(clone_flags(nr, a));
+    shim_sud_vss_p = f->stack >= 0 ? &shim_sud_vss : NULL;
     shim_sud_vdepth = d + 1;
     return true;
 }
@@ -128,7 +194,7 @@ void shim_sud_vfork_redirect(greg_t *g)
  * arguments refused): the frame goes. */
 void shim_sud_vfork_drop(void)
 {
-    shim_sud_vdepth--;
+    stack_give(frames[--shim_sud_vdepth].stack);
 }
 
 /* In the child: where the stub would have gone on (region.S). */
@@ -167,6 +233,7 @@ static void child(struct vf_frame *f, greg_t *g)
 static void parent(struct vf_frame *f, greg_t *g, long r)
 {
     shim_sud_vdepth--;
+    stack_give(f->stack);
     if (f->switched) {
         posixtrace_vfork_parent();
         (void)shim_tid_swap(f->tid);
