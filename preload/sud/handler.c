@@ -201,8 +201,9 @@ static void redirect(greg_t *g, void (*stub)(void))
 
 /* true: the call is made after the handler returns. Not inlined, nor is
  * in_handler: one payload buffer on the handler's stack at a time. */
-static SHIM_NOINLINE bool in_program_frame(long nr, const long *a, greg_t *g, const void *ra)
+static SHIM_NOINLINE bool in_program_frame(long nr, const long *a, ucontext_t *uc, const void *ra)
 {
+    greg_t *g = uc->uc_mcontext.gregs;
     struct shim_call c;
     const struct posixtrace_event_desc *d;
     if (nr == SYS_rt_sigreturn) {
@@ -222,7 +223,7 @@ static SHIM_NOINLINE bool in_program_frame(long nr, const long *a, greg_t *g, co
     /* a vfork-like child is armed and recorded as itself (vfork.c), and the
      * call recorded when it returns in the parent; other CLONE_VM children
      * are not armed: the call is recorded at entry */
-    bool vfk = shim_sud_vforks(nr, a) && shim_sud_vfork_push(nr, a, g);
+    bool vfk = shim_sud_vforks(nr, a) && shim_sud_vfork_push(nr, a, uc);
     if ((d = begin(&c, nr, ra, g)) != NULL) {
         if (vfk)
             shim_sud_vfork_record_later(&c);
@@ -233,7 +234,7 @@ static SHIM_NOINLINE bool in_program_frame(long nr, const long *a, greg_t *g, co
         if (!shim_sud_clone3_vm(a, g)) {
             g[REG_RAX] = -ENOSYS; /* arguments the copy cannot hold: glibc then uses clone */
             if (vfk)
-                shim_sud_vfork_drop();
+                shim_sud_vfork_drop(uc);
             return true;
         }
     } else if (nr == SYS_clone && a[1] != 0) {
@@ -330,14 +331,14 @@ void shim_sud_handler(int sig, void *siv, void *ucv)
     greg_t *g = uc->uc_mcontext.gregs;
     long nr = (long)g[REG_RAX];
     if (nr == SHIM_SUD_VTRAP_NR && si->si_call_addr == (void *)shim_sud_vtrap_ret) {
-        shim_sud_vfork_back(g); /* a vfork stub's, after the call */
+        shim_sud_vfork_back(uc); /* a vfork stub's, after the call */
         errno = saved;
         shim_sud_sel = SHIM_SUD_BLOCK;
         return;
     }
     const long a[6] = { (long)g[REG_RDI], (long)g[REG_RSI], (long)g[REG_RDX],
                         (long)g[REG_R10], (long)g[REG_R8], (long)g[REG_R9] };
-    if (!in_program_frame(nr, a, g, si->si_call_addr))
+    if (!in_program_frame(nr, a, uc, si->si_call_addr))
         in_handler(nr, a, uc, si->si_call_addr);
     errno = saved;
     shim_sud_sel = SHIM_SUD_BLOCK;

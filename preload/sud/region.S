@@ -122,7 +122,9 @@ shim_sud_clone3_vm_stub:
  * thread pointer the same), saving the registers the prctl takes below
  * the red zone of whatever stack it is on; before, when the parent took
  * one (vfork.c), it gets an alternate stack of the shim's and its copy of
- * the SIGSYS action SA_ONSTACK. A child whose prctl fails
+ * the SIGSYS action SA_ONSTACK. Signals are blocked (vfork.c) until the
+ * trap gives the program's mask back; a child that could not be armed
+ * puts it back itself. A child whose prctl fails
  * falls through with rax 0 and goes on unarmed, as the stub's tail says. */
 .macro VF_TRAP
 	movq shim_sud_vret@gottpoff(%rip), %rcx
@@ -163,7 +165,17 @@ shim_sud_clone3_vm_stub:
 	movq shim_sud_sel@gottpoff(%rip), %r8
 	addq %fs:0, %r8
 	syscall
-	popq %r8
+	testq %rax, %rax
+	jz 4f
+	movl $14, %eax			/* not armed: rt_sigprocmask(SIG_SETMASK, the program's, NULL, 8) */
+	movl $2, %edi
+	movq shim_sud_vmask@gottpoff(%rip), %rsi
+	addq %fs:0, %rsi
+	xorl %edx, %edx
+	movl $8, %r10d
+	syscall
+	movl $1, %eax
+4:	popq %r8
 	popq %r10
 	popq %rdx
 	popq %rsi

@@ -48,7 +48,9 @@ long shim_sud_sigaction(long sig, const struct shim_ksigaction *act, struct shim
     if (ok_sig && act != NULL && shim_readable(&pg, act, sizeof copy)) {
         memcpy(&copy, act, sizeof copy);
         copy.mask &= ~(1ull << (SIGSYS - 1));
-        wrap = copy.handler != (void *)SIG_DFL && copy.handler != (void *)SIG_IGN;
+        /* not in a vfork child (vfork.c): the handlers noted are its parent's too */
+        wrap = copy.handler != (void *)SIG_DFL && copy.handler != (void *)SIG_IGN &&
+               shim_sud_vdepth == 0;
         if (wrap) {
             __atomic_store_n(&prog_handler[sig], copy.handler, __ATOMIC_RELEASE);
             copy.handler = (void *)shim_sud_sigtramp;

@@ -135,13 +135,14 @@ struct shim_call;
 extern __thread uint32_t shim_sud_vdepth __attribute__((tls_model("initial-exec")));
 extern __thread long shim_sud_vret __attribute__((tls_model("initial-exec")));
 bool shim_sud_vforks(long nr, const long *a);   /* the call makes such a child */
-/* Before the call (the handler, registers g as the program left them):
- * false if too deep (the child is then not armed). */
-bool shim_sud_vfork_push(long nr, const long *a, const greg_t *g);
+/* Before the call (the handler, uc as the program left it): false if too
+ * deep (the child is then not armed). Signals stay blocked (but SIGSYS)
+ * until the child's trap, and the parent's. */
+bool shim_sud_vfork_push(long nr, const long *a, ucontext_t *uc);
 void shim_sud_vfork_record_later(const struct shim_call *c); /* begun: recorded at return */
 void shim_sud_vfork_redirect(greg_t *g); /* the handler's stub replaced by its vfork one */
-void shim_sud_vfork_drop(void);          /* not made through a stub after all */
-void shim_sud_vfork_back(greg_t *g);     /* the trap at shim_sud_vtrap_ret */
+void shim_sud_vfork_drop(ucontext_t *uc); /* not made through a stub after all */
+void shim_sud_vfork_back(ucontext_t *uc);  /* the trap at shim_sud_vtrap_ret */
 
 /* ---- handler.c ---- */
 void shim_sud_handler(int sig, void *si, void *uc);

@@ -51,6 +51,8 @@ struct vf_frame {
     unsigned char kind;
     unsigned char mute;     /* the parent's */
     signed char stack;      /* the child's alternate stack (pool index), or -1 */
+    uint64_t mask;          /* the program's signal mask */
+    struct shim_ksigaction sigsys; /* the program's SIGSYS action (handler.c emulates it) */
     bool rec;               /* recorded when it returns */
     volatile bool switched; /* the child took an identity of its own */
 };
@@ -75,6 +77,8 @@ static char *pool;
 static unsigned long pool_used;
 __thread stack_t shim_sud_vss __attribute__((tls_model("initial-exec")));
 __thread stack_t *shim_sud_vss_p __attribute__((tls_model("initial-exec")));
+/* The program's mask, for a child whose prctl fails (region.S) */
+__thread uint64_t shim_sud_vmask __attribute__((tls_model("initial-exec")));
 
 static char *pool_map(void)
 {
@@ -143,8 +147,26 @@ bool shim_sud_vforks(long nr, const long *a)
            (CLONE_VM | CLONE_VFORK);
 }
 
-bool shim_sud_vfork_push(long nr, const long *a, const greg_t *g)
+/* Signals (but SIGSYS, which must never be) are blocked from the call to
+ * each side's trap: a handler of the program that ran in between would
+ * record with the other's identity. The program's mask is then given back
+ * (the trap's rt_sigreturn puts in place the one its frame holds). */
+static void mask_all(struct vf_frame *f, ucontext_t *uc)
 {
+    uint64_t all = ~(1ull << (SIGSYS - 1));
+    memcpy(&f->mask, &uc->uc_sigmask, sizeof f->mask);
+    memcpy(&uc->uc_sigmask, &all, sizeof all);
+    shim_sud_vmask = f->mask;
+}
+
+static void mask_back(const struct vf_frame *f, ucontext_t *uc)
+{
+    memcpy(&uc->uc_sigmask, &f->mask, sizeof f->mask);
+}
+
+bool shim_sud_vfork_push(long nr, const long *a, ucontext_t *uc)
+{
+    const greg_t *g = uc->uc_mcontext.gregs;
     uint32_t d = shim_sud_vdepth;
     if (d >= VF_MAX)
         return false;
@@ -158,6 +180,8 @@ bool shim_sud_vfork_push(long nr, const long *a, const greg_t *g)
     f->mute = shim_sud_mute;
     f->stack = (signed char)stack_take(clone_flags(nr, a));
     shim_sud_vss_p = f->stack >= 0 ? &shim_sud_vss : NULL;
+    f->sigsys = shim_sud_prog_action; /* a child's rt_sigaction(SIGSYS) is its own */
+    mask_all(f, uc);
     shim_sud_vdepth = d + 1;
     return true;
 }
@@ -192,9 +216,11 @@ void shim_sud_vfork_redirect(greg_t *g)
 
 /* The handler could not make the call through the stubs (clone3's
  * arguments refused): the frame goes. */
-void shim_sud_vfork_drop(void)
+void shim_sud_vfork_drop(ucontext_t *uc)
 {
-    stack_give(frames[--shim_sud_vdepth].stack);
+    struct vf_frame *f = &frames[--shim_sud_vdepth];
+    stack_give(f->stack);
+    mask_back(f, uc);
 }
 
 /* In the child: where the stub would have gone on (region.S). */
@@ -220,20 +246,25 @@ static void child_resume(const struct vf_frame *f, greg_t *g)
     }
 }
 
-static void child(struct vf_frame *f, greg_t *g)
+static void child(struct vf_frame *f, ucontext_t *uc)
 {
+    greg_t *g = uc->uc_mcontext.gregs;
     f->tid = shim_tid_swap(0); /* its own, cached at its first event */
     posixtrace_vfork_child();
     f->switched = true;
     shim_sud_mute = 0; /* its calls are its own, whatever its parent was in */
     g[REG_RAX] = 0;
     child_resume(f, g);
+    mask_back(f, uc);
 }
 
-static void parent(struct vf_frame *f, greg_t *g, long r)
+static void parent(struct vf_frame *f, ucontext_t *uc, long r)
 {
+    greg_t *g = uc->uc_mcontext.gregs;
     shim_sud_vdepth--;
     stack_give(f->stack);
+    shim_sud_prog_action = f->sigsys;
+    mask_back(f, uc);
     if (f->switched) {
         posixtrace_vfork_parent();
         (void)shim_tid_swap(f->tid);
@@ -248,8 +279,9 @@ static void parent(struct vf_frame *f, greg_t *g, long r)
         shim_sud_record_return(f->nr, f->a, f->ra, f->t0, r);
 }
 
-void shim_sud_vfork_back(greg_t *g)
+void shim_sud_vfork_back(ucontext_t *uc)
 {
+    greg_t *g = uc->uc_mcontext.gregs;
     uint32_t d = shim_sud_vdepth;
     long r = shim_sud_vret;
     if (d == 0) { /* not from a stub (cannot happen): as an unknown call */
@@ -257,7 +289,7 @@ void shim_sud_vfork_back(greg_t *g)
         return;
     }
     if (r == 0)
-        child(&frames[d - 1], g);
+        child(&frames[d - 1], uc);
     else
-        parent(&frames[d - 1], g, r);
+        parent(&frames[d - 1], uc, r);
 }

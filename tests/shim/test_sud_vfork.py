@@ -300,7 +300,9 @@ def test_sh_system_make(tmp_path):
     """sh -c with a pipeline, system() (t130's spawn mode) and make, whose
     recipes are posix_spawn children: outputs, files and statuses as
     untraced; every spawned child's execve is recorded under its own pid,
-    before its image starts."""
+    before its image starts. The signal masks of a vfork child's image and
+    of its parent after it are the untraced ones (the shim blocks signals
+    between the call and each side's trap, then puts the mask back)."""
     (tmp_path / "Makefile").write_text(MAKEFILE)
     rc, want = plain("make", "-s", "--no-print-directory", "-C", str(tmp_path))
     assert rc == 0 and want == "a\ndone\n"
@@ -313,6 +315,13 @@ def test_sh_system_make(tmp_path):
         kid = before_exec(js, sp["args"]["child"])
         ex = [e for e in kid if e["event"] == "syscall:execve"]
         assert len(ex) == 1 and ex[0]["tid"] == sp["args"]["child"], kid
+    # the masks: a vfork child's and its parent's after it, as untraced
+    code = ("import subprocess,signal;signal.pthread_sigmask(signal.SIG_BLOCK,[signal.SIGUSR1]);"
+            "subprocess.run(['grep','^Sig[BI]','/proc/self/status']);"
+            "print([l for l in open('/proc/self/status') if l.startswith('SigBlk')])")
+    rc, want = plain(PY, "-c", code)
+    js, out = traced(tmp_path, PY, "-c", code)
+    assert rc == 0 and out == want and want.count("0000000000000200") == 2, (out, want)
     rc, want = plain("sh", "-c", "echo one | tr a-z A-Z; exit 3")
     js, out = traced(tmp_path, "sh", "-c", "echo one | tr a-z A-Z; exit 3", rc=3)
     assert rc == 3 and out == want == "ONE\n"
