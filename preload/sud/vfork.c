@@ -6,8 +6,11 @@
  * thread's thread data (same memory, same thread pointer) while the parent
  * is suspended, until it execs or exits.
  *
- * The handler (handler.c) pushes a frame here before the call, and sends it
- * to one of the region's vfork stubs (region.S). After the call:
+ * The handler (handler.c) pushes a frame here before the call (what the
+ * child may change, the call; every signal but SIGSYS blocked until each
+ * side's trap, so that no handler of the program runs with the other
+ * side's identity), and sends it to one of the region's vfork stubs
+ * (region.S). After the call:
  *  - the child turns dispatch on with a prctl made from the stub (the
  *    kernel gives no child its parent's), with the parent's selector byte
  *    (the parent is suspended: one thread at a time uses it), then traps
