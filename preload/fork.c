@@ -55,7 +55,7 @@ struct vfork_frame {
     const void *ra; /* the caller's return address */
     uint64_t t0;    /* the call's start, if recorded */
     uint32_t tid;   /* the parent's cached thread id */
-    uint32_t sud;   /* the system-call mode's vfork depth before the call */
+    uint8_t sud;    /* the system-call mode's vfork depth before the call (at most 8) */
     bool rec;       /* the call is recorded */
     bool own;       /* the child switched here (not in the system-call mode's trap) */
     unsigned char mute; /* the mode's mute before the call */
@@ -80,7 +80,7 @@ __attribute__((used)) struct vfork_target shim_vfork_pre(const void *ra)
     f->tid = shim_tid();
     f->rec = posixtrace_wanted(POSIXTRACE_EV_VFORK) && !shim_internal_caller(ra);
     f->t0 = f->rec ? posixtrace_call_begin(POSIXTRACE_EV_VFORK) : 0;
-    f->sud = shim_sud_vdepth;
+    f->sud = (uint8_t)shim_sud_vdepth;
     f->own = false;
     /* recorded here: not again as a system call; but made through the
      * system-call mode's stub all the same (muted), which arms the child */

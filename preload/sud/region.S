@@ -143,12 +143,13 @@ shim_sud_clone3_vm_stub:
 	pushq %rdx
 	pushq %r10
 	pushq %r8
-	movq shim_sud_vss_p@gottpoff(%rip), %rcx
-	movq %fs:(%rcx), %rdi
+	movq shim_sud_vtop@gottpoff(%rip), %rcx
+	movq %fs:(%rcx), %rcx		/* the frame (vfork.c): ss at 0, mask at 8 */
+	movq (%rcx), %rdi
 	testq %rdi, %rdi
 	jz 3f
 	xorl %esi, %esi
-	movl $131, %eax			/* sigaltstack(shim_sud_vss_p, NULL) */
+	movl $131, %eax			/* sigaltstack(frame->ss, NULL) */
 	syscall
 	movl $31, %edi			/* rt_sigaction(SIGSYS, &shim_sud_vact, NULL, 8) */
 	leaq shim_sud_vact(%rip), %rsi
@@ -169,8 +170,9 @@ shim_sud_clone3_vm_stub:
 	jz 4f
 	movl $14, %eax			/* not armed: rt_sigprocmask(SIG_SETMASK, the program's, NULL, 8) */
 	movl $2, %edi
-	movq shim_sud_vmask@gottpoff(%rip), %rsi
-	addq %fs:0, %rsi
+	movq shim_sud_vtop@gottpoff(%rip), %rsi
+	movq %fs:(%rsi), %rsi
+	addq $8, %rsi
 	xorl %edx, %edx
 	movl $8, %r10d
 	syscall

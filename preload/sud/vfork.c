@@ -34,17 +34,26 @@
 #include "sud.h"
 
 #include <linux/sched.h>
+#include <stddef.h>
 #include <sched.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
 
-#define VF_MAX 8 /* a vfork child that vforks...: deeper ones are not armed */
+#define VF_MAX 8     /* a vfork child that vforks...: deeper ones are not armed */
+#define VF_FRAMES 64 /* calls under way in the process at once; more: not armed */
 
 enum vf_kind { VF_VM, VF_STACK, VF_CL3_VM, VF_CL3_STACK };
 
+/* A call under way. Not in the thread's data: the static TLS block a
+ * preloaded library may take is small (an LD_AUDIT namespace leaves little).
+ * The first two fields are read by the child's stub (region.S). */
 struct vf_frame {
+    stack_t *ss;            /* the child's alternate stack, or NULL */
+    uint64_t mask;          /* the program's signal mask */
+    stack_t ss_mem;
+    struct vf_frame *prev;  /* the thread's frame before (a vfork child's parent's) */
     uintptr_t resume;       /* the program's address after the call */
     uintptr_t rdi;          /* clone3: the program's rdi */
     long nr, a[6];          /* the call, recorded when it returns in the parent */
@@ -54,13 +63,16 @@ struct vf_frame {
     unsigned char kind;
     unsigned char mute;     /* the parent's */
     signed char stack;      /* the child's alternate stack (pool index), or -1 */
-    uint64_t mask;          /* the program's signal mask */
     struct shim_ksigaction sigsys; /* the program's SIGSYS action (handler.c emulates it) */
     bool rec;               /* recorded when it returns */
     volatile bool switched; /* the child took an identity of its own */
 };
 
-static __thread struct vf_frame frames[VF_MAX] __attribute__((tls_model("initial-exec")));
+_Static_assert(offsetof(struct vf_frame, ss) == 0 && offsetof(struct vf_frame, mask) == 8,
+               "region.S reads them there");
+static struct vf_frame frames[VF_FRAMES];
+static uint64_t frames_used; /* a bit per frame */
+__thread struct vf_frame *shim_sud_vtop __attribute__((tls_model("initial-exec")));
 __thread uint32_t shim_sud_vdepth __attribute__((tls_model("initial-exec")));
 __thread long shim_sud_vret __attribute__((tls_model("initial-exec")));
 __thread unsigned char shim_sud_mute __attribute__((tls_model("initial-exec")));
@@ -72,16 +84,12 @@ __thread unsigned char shim_sud_mute __attribute__((tls_model("initial-exec")));
  * first such call, one taken by the parent before the call and given back
  * when it returns there (nested children take another); none free: the
  * child's handler runs on its own stack. The stub (region.S) gives the
- * child sigaltstack(*shim_sud_vss_p) and the SIGSYS action with SA_ONSTACK
+ * child sigaltstack(frame->ss) and the SIGSYS action with SA_ONSTACK
  * (shim_sud_vact: its own copy of the actions, without CLONE_SIGHAND). */
 #define VF_STACKS 8
 #define VF_STACK_SIZE ((size_t)64 << 10)
 static char *pool;
 static unsigned long pool_used;
-__thread stack_t shim_sud_vss __attribute__((tls_model("initial-exec")));
-__thread stack_t *shim_sud_vss_p __attribute__((tls_model("initial-exec")));
-/* The program's mask, for a child whose prctl fails (region.S) */
-__thread uint64_t shim_sud_vmask __attribute__((tls_model("initial-exec")));
 
 static char *pool_map(void)
 {
@@ -101,7 +109,7 @@ static char *pool_map(void)
 }
 
 /* A stack for the child of a call with these clone flags, or -1. */
-static int stack_take(uint64_t flags)
+static int stack_take(stack_t *ss, uint64_t flags)
 {
     char *p;
     if ((flags & CLONE_SIGHAND) || (p = pool_map()) == NULL)
@@ -109,9 +117,9 @@ static int stack_take(uint64_t flags)
     for (int i = 0; i < VF_STACKS; i++) {
         unsigned long bit = 1ul << i;
         if (!(__atomic_fetch_or(&pool_used, bit, __ATOMIC_ACQUIRE) & bit)) {
-            shim_sud_vss.ss_sp = p + (size_t)i * VF_STACK_SIZE;
-            shim_sud_vss.ss_size = VF_STACK_SIZE;
-            shim_sud_vss.ss_flags = 0;
+            ss->ss_sp = p + (size_t)i * VF_STACK_SIZE;
+            ss->ss_size = VF_STACK_SIZE;
+            ss->ss_flags = 0;
             return i;
         }
     }
@@ -159,7 +167,6 @@ static void mask_all(struct vf_frame *f, ucontext_t *uc)
     uint64_t all = ~(1ull << (SIGSYS - 1));
     memcpy(&f->mask, &uc->uc_sigmask, sizeof f->mask);
     memcpy(&uc->uc_sigmask, &all, sizeof all);
-    shim_sud_vmask = f->mask;
 }
 
 static void mask_back(const struct vf_frame *f, ucontext_t *uc)
@@ -167,13 +174,29 @@ static void mask_back(const struct vf_frame *f, ucontext_t *uc)
     memcpy(&uc->uc_sigmask, &f->mask, sizeof f->mask);
 }
 
+static struct vf_frame *frame_take(void)
+{
+    for (int i = 0; i < VF_FRAMES; i++) {
+        uint64_t bit = 1ull << i;
+        if (!(__atomic_fetch_or(&frames_used, bit, __ATOMIC_ACQUIRE) & bit))
+            return &frames[i];
+    }
+    return NULL;
+}
+
+static void frame_give(struct vf_frame *f)
+{
+    __atomic_fetch_and(&frames_used, ~(1ull << (f - frames)), __ATOMIC_RELEASE);
+}
+
 bool shim_sud_vfork_push(long nr, const long *a, ucontext_t *uc)
 {
     const greg_t *g = uc->uc_mcontext.gregs;
     uint32_t d = shim_sud_vdepth;
-    if (d >= VF_MAX)
+    struct vf_frame *f = d < VF_MAX ? frame_take() : NULL;
+    if (f == NULL)
         return false;
-    struct vf_frame *f = &frames[d];
+    f->prev = shim_sud_vtop;
     f->resume = (uintptr_t)g[REG_RIP];
     f->rdi = (uintptr_t)g[REG_RDI];
     f->nr = nr;
@@ -181,17 +204,27 @@ bool shim_sud_vfork_push(long nr, const long *a, ucontext_t *uc)
     f->rec = false;
     f->switched = false;
     f->mute = shim_sud_mute;
-    f->stack = (signed char)stack_take(clone_flags(nr, a));
-    shim_sud_vss_p = f->stack >= 0 ? &shim_sud_vss : NULL;
+    f->stack = (signed char)stack_take(&f->ss_mem, clone_flags(nr, a));
+    f->ss = f->stack >= 0 ? &f->ss_mem : NULL;
     f->sigsys = shim_sud_prog_action; /* a child's rt_sigaction(SIGSYS) is its own */
     mask_all(f, uc);
+    shim_sud_vtop = f;
     shim_sud_vdepth = d + 1;
     return true;
 }
 
+/* The frame goes (the parent's trap, or the call not made through a stub). */
+static void pop(struct vf_frame *f)
+{
+    shim_sud_vtop = f->prev;
+    shim_sud_vdepth--;
+    stack_give(f->stack);
+    frame_give(f);
+}
+
 void shim_sud_vfork_record_later(const struct shim_call *c)
 {
-    struct vf_frame *f = &frames[shim_sud_vdepth - 1];
+    struct vf_frame *f = shim_sud_vtop;
     f->rec = true;
     f->t0 = c->t0;
     f->ra = c->ra;
@@ -200,7 +233,7 @@ void shim_sud_vfork_record_later(const struct shim_call *c)
 /* The stub the handler sends the call to (the frame's kind set with it). */
 void shim_sud_vfork_redirect(greg_t *g)
 {
-    struct vf_frame *f = &frames[shim_sud_vdepth - 1];
+    struct vf_frame *f = shim_sud_vtop;
     uintptr_t rip = (uintptr_t)g[REG_RIP];
     if (rip == (uintptr_t)shim_sud_clone3_vm_stub) {
         f->kind = VF_CL3_VM;
@@ -221,9 +254,9 @@ void shim_sud_vfork_redirect(greg_t *g)
  * arguments refused): the frame goes. */
 void shim_sud_vfork_drop(ucontext_t *uc)
 {
-    struct vf_frame *f = &frames[--shim_sud_vdepth];
-    stack_give(f->stack);
+    struct vf_frame *f = shim_sud_vtop;
     mask_back(f, uc);
+    pop(f);
 }
 
 /* In the child: where the stub would have gone on (region.S). */
@@ -264,8 +297,6 @@ static void child(struct vf_frame *f, ucontext_t *uc)
 static void parent(struct vf_frame *f, ucontext_t *uc, long r)
 {
     greg_t *g = uc->uc_mcontext.gregs;
-    shim_sud_vdepth--;
-    stack_give(f->stack);
     shim_sud_prog_action = f->sigsys;
     mask_back(f, uc);
     if (f->switched) {
@@ -280,19 +311,20 @@ static void parent(struct vf_frame *f, ucontext_t *uc, long r)
         g[REG_RDI] = (greg_t)f->rdi;
     if (f->rec)
         shim_sud_record_return(f->nr, f->a, f->ra, f->t0, r);
+    pop(f);
 }
 
 void shim_sud_vfork_back(ucontext_t *uc)
 {
     greg_t *g = uc->uc_mcontext.gregs;
-    uint32_t d = shim_sud_vdepth;
+    struct vf_frame *f = shim_sud_vtop;
     long r = shim_sud_vret;
-    if (d == 0) { /* not from a stub (cannot happen): as an unknown call */
+    if (f == NULL) { /* not from a stub (cannot happen): as an unknown call */
         g[REG_RAX] = -ENOSYS;
         return;
     }
     if (r == 0)
-        child(&frames[d - 1], uc);
+        child(f, uc);
     else
-        parent(&frames[d - 1], uc, r);
+        parent(f, uc, r);
 }
