@@ -91,12 +91,14 @@ static long refuse_dispatch(void)
 /* ---- masks that would block SIGSYS ---- */
 
 /* The arguments the call is made with: a set without SIGSYS (in *local),
- * the program's own otherwise. */
+ * the program's own otherwise. Only for SIG_BLOCK and SIG_SETMASK: with
+ * another `how` the call changes nothing (the shim's page probe passes an
+ * invalid one, with an address that may end an object within 8 bytes). */
 static void unmask_sigsys(long nr, long *use, uint64_t *local)
 {
     struct shim_pages pg = SHIM_PAGES_INIT;
-    if (nr == SYS_rt_sigprocmask && use[0] != SIG_UNBLOCK && use[1] != 0 &&
-        shim_readable(&pg, (const void *)use[1], 8)) {
+    if (nr == SYS_rt_sigprocmask && ((int)use[0] == SIG_BLOCK || (int)use[0] == SIG_SETMASK) &&
+        use[1] != 0 && shim_readable(&pg, (const void *)use[1], 8)) {
         memcpy(local, (const void *)use[1], 8);
         if (*local & SIGSYS_BIT) {
             *local &= ~SIGSYS_BIT;
