@@ -97,8 +97,9 @@ static long refuse_dispatch(void)
 static void unmask_sigsys(long nr, long *use, uint64_t *local)
 {
     struct shim_pages pg = SHIM_PAGES_INIT;
-    if (nr == SYS_rt_sigprocmask && ((int)use[0] == SIG_BLOCK || (int)use[0] == SIG_SETMASK) &&
-        use[1] != 0 && shim_readable(&pg, (const void *)use[1], 8)) {
+    int how = (int)use[0];
+    if (nr == SYS_rt_sigprocmask && (how == SIG_BLOCK || how == SIG_SETMASK) && use[1] != 0 &&
+        shim_readable(&pg, (const void *)use[1], 8)) {
         memcpy(local, (const void *)use[1], 8);
         if (*local & SIGSYS_BIT) {
             *local &= ~SIGSYS_BIT;
