@@ -101,6 +101,7 @@ bool shim_sud_arm_thread(void)
 void shim_sud_child(void)
 {
     owner = 0; /* the parent's thread data, copied: this process's now */
+    shim_sud_vfork_forget();
     if (shim_sud_on)
         (void)arm(shim_sud_sel);
 }

@@ -143,6 +143,7 @@ void shim_sud_vfork_record_later(const struct shim_call *c); /* begun: recorded 
 void shim_sud_vfork_redirect(greg_t *g); /* the handler's stub replaced by its vfork one */
 void shim_sud_vfork_drop(ucontext_t *uc); /* not made through a stub after all */
 void shim_sud_vfork_back(ucontext_t *uc);  /* the trap at shim_sud_vtrap_ret */
+void shim_sud_vfork_forget(void);          /* a fork child: no call of its own under way */
 
 /* ---- handler.c ---- */
 void shim_sud_handler(int sig, void *si, void *uc);

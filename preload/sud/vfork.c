@@ -213,6 +213,14 @@ bool shim_sud_vfork_push(long nr, const long *a, ucontext_t *uc)
     return true;
 }
 
+/* A fork child (its own copy of the memory): the calls under way are its
+ * parent's, whose traps come back there. */
+void shim_sud_vfork_forget(void)
+{
+    shim_sud_vtop = NULL;
+    shim_sud_vdepth = 0;
+}
+
 /* The frame goes (the parent's trap, or the call not made through a stub). */
 static void pop(struct vf_frame *f)
 {
