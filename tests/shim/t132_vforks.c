@@ -7,7 +7,8 @@
  *
  *   spawnfa FILE   posix_spawn of /bin/cat with file actions: open FILE on
  *                  3, dup2 3 onto 0, close 3 (cat prints FILE); then
- *                  "spawnfa exit <status>"
+ *                  "spawnfa exit <status>", or "spawnfa <error>" if the
+ *                  spawn failed (FILE missing: the child's open fails)
  *   vforkexec      vfork(); the child execve("/bin/echo", "vforked");
  *                  "vforkexec <pid> exit <status>"
  *   vforkfail      vfork(); the child's execve of a path that does not
@@ -54,9 +55,10 @@ static int spawnfa(const char *file)
         return 1;
     int rc = posix_spawn(&pid, "/bin/cat", &fa, NULL, argv, environ);
     posix_spawn_file_actions_destroy(&fa);
-    if (rc != 0)
-        return 1;
-    printf("spawnfa exit %d\n", status(pid));
+    if (rc != 0) /* the child's open failed: it has exited (127) already */
+        printf("spawnfa %s\n", strerror(rc));
+    else
+        printf("spawnfa exit %d\n", status(pid));
     return 0;
 }
 

@@ -185,6 +185,28 @@ def test_posix_spawn_file_actions(tmp_path):
     assert subsequence(st, mine(before_exec(js, child))), (st, mine(before_exec(js, child)))
 
 
+def test_posix_spawn_fails_in_child(tmp_path):
+    """posix_spawn whose file action fails in the child (the file does not
+    exist): the child's openat fails with ENOENT and it exits (exit_group
+    127), both recorded under its own pid; posix_spawn returns ENOENT in
+    the parent, whose clone3 returned the child's pid."""
+    prog = program(T132)
+    missing = str(tmp_path / "missing")
+    rc, want = plain(prog, "spawnfa", missing)
+    assert rc == 0 and want == "spawnfa No such file or directory\n"
+    js, out = traced(tmp_path, "-e", "syscall", prog, "spawnfa", missing)
+    assert out == want
+    c3 = [e for e in js if e["event"] == "syscall:clone3"]
+    assert len(c3) == 1 and c3[0]["ret"] > 0, c3
+    parent, child = c3[0]["pid"], c3[0]["ret"]
+    check_child(js, parent, child)
+    kid = calls(js, child)
+    op = [e for e in kid if e["event"] == "syscall:openat" and e["args"]["path"] == missing]
+    assert [(e["ret"], e["errno_name"]) for e in op] == [(-1, "ENOENT")], op
+    assert [e["args"]["status"] for e in kid if e["event"] == "syscall:exit_group"] == [127]
+    assert not [e for e in kid if e["event"] == "syscall:execve"]
+
+
 @need_strace
 @pytest.mark.parametrize("mode", ["vforkexec", "vforkfail"])
 def test_vfork_execve(tmp_path, mode):
