@@ -55,7 +55,10 @@ struct vfork_frame {
     const void *ra; /* the caller's return address */
     uint64_t t0;    /* the call's start, if recorded */
     uint32_t tid;   /* the parent's cached thread id */
+    uint8_t sud;    /* the system-call mode's vfork depth before the call (at most 8) */
     bool rec;       /* the call is recorded */
+    bool own;       /* the child switched here (not in the system-call mode's trap) */
+    unsigned char mute; /* the mode's mute before the call */
 };
 static __thread struct vfork_frame vf_frames[VFORK_MAX] __attribute__((tls_model("initial-exec")));
 static __thread uint32_t vf_depth __attribute__((tls_model("initial-exec")));
@@ -77,8 +80,11 @@ __attribute__((used)) struct vfork_target shim_vfork_pre(const void *ra)
     f->tid = shim_tid();
     f->rec = posixtrace_wanted(POSIXTRACE_EV_VFORK) && !shim_internal_caller(ra);
     f->t0 = f->rec ? posixtrace_call_begin(POSIXTRACE_EV_VFORK) : 0;
-    if (f->rec)
-        (void)shim_sud_enter(); /* recorded here: not again as a system call */
+    f->sud = (uint8_t)shim_sud_vdepth;
+    f->own = false;
+    /* recorded here: not again as a system call; but made through the
+     * system-call mode's stub all the same (muted), which arms the child */
+    f->mute = f->rec ? shim_sud_mute_enter() : shim_sud_mute;
     vf_depth = d + 1;
     t.track = 1;
     return t;
@@ -88,9 +94,13 @@ __attribute__((used)) struct vfork_target shim_vfork_pre(const void *ra)
  * the caller called vfork from. */
 __attribute__((used)) const void *shim_vfork_child(void)
 {
-    shim_tid_swap(0); /* its own thread id, cached at its first event */
-    posixtrace_vfork_child();
-    return vf_frames[vf_depth - 1].ra;
+    struct vfork_frame *f = &vf_frames[vf_depth - 1];
+    if (shim_sud_vdepth == f->sud) { /* not done by the system-call mode (sud/vfork.c) */
+        shim_tid_swap(0); /* its own thread id, cached at its first event */
+        posixtrace_vfork_child();
+        f->own = true;
+    }
+    return f->ra;
 }
 
 /* The parent's frame, before shim_vfork_parent pops it. */
@@ -109,8 +119,10 @@ struct vfork_back {
 __attribute__((used)) struct vfork_back shim_vfork_parent(int r)
 {
     struct vfork_frame *f = &vf_frames[--vf_depth];
-    posixtrace_vfork_parent();
+    if (f->own)
+        posixtrace_vfork_parent();
     shim_tid_swap(f->tid);
+    shim_sud_mute_leave(f->mute);
     shim_sud_leave(); /* the child shared the selector, and may have left it ALLOW */
     struct shim_call c;
     if (f->rec && shim_begin(&c, POSIXTRACE_EV_VFORK, f->ra)) {
@@ -188,7 +200,11 @@ static SHIM_NOINLINE int spawn_rec(int search, pid_t *pid, const char *path,
     if (!shim_begin(&c, POSIXTRACE_EV_SPAWN, ra))
         return next(pid, path, fa, at, argv, envp);
     pid_t child = -1;
+    /* its system calls made through the system-call mode's stubs (which
+     * arm the child), not recorded again */
+    unsigned char mute = shim_sud_mute_enter();
     int rc = next(&child, path, fa, at, argv, envp);
+    shim_sud_mute_leave(mute);
     shim_end_rc(&c, rc);
     if (rc == 0 && pid != NULL)
         *pid = child;

@@ -31,6 +31,7 @@ preload_libposixtrace_preload_la_SOURCES = \
 	preload/sud/caller.c \
 	preload/sud/early.c \
 	preload/sud/clone3.c \
+	preload/sud/vfork.c \
 	preload/sud/sigwrap.c
 # Wrappers must be the real symbols, not fortified inlines.
 preload_libposixtrace_preload_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/preload -U_FORTIFY_SOURCE

@@ -166,10 +166,12 @@ static bool probe_page(uintptr_t a)
         mode = __atomic_load_n(&probe_mode, __ATOMIC_RELAXED);
     }
     int saved = errno;
+    unsigned char sel = shim_sud_enter(); /* the shim's call, not the program's */
     bool ok = mode == PROBE_SIGMASK
                   ? sigmask_probe((const void *)(a & ~(uintptr_t)(SIGSET_BYTES - 1))) == EINVAL
               : mode == PROBE_VMREAD ? vmread_probe((const void *)a) == 0
                                      : false;
+    shim_sud_restore(sel);
     errno = saved;
     return ok;
 }

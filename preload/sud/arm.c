@@ -36,6 +36,7 @@ static __thread pid_t owner __attribute__((tls_model("initial-exec")));
 
 int shim_sud_on;
 struct shim_ksigaction shim_sud_prog_action;
+struct shim_ksigaction shim_sud_vact; /* the handler's action, SA_ONSTACK (vfork.c) */
 
 static void say(const char *what, int err)
 {
@@ -100,6 +101,7 @@ bool shim_sud_arm_thread(void)
 void shim_sud_child(void)
 {
     owner = 0; /* the parent's thread data, copied: this process's now */
+    shim_sud_vfork_forget();
     if (shim_sud_on)
         (void)arm(shim_sud_sel);
 }
@@ -115,6 +117,8 @@ static bool turn_on(void)
         .restorer = (void *)shim_sud_restorer,
         .mask = 0,
     };
+    shim_sud_vact = sa;
+    shim_sud_vact.flags |= SA_ONSTACK;
     int e = shim_sud_set_action(SIGSYS, &sa, &shim_sud_prog_action);
     if (e != 0) {
         say("rt_sigaction(SIGSYS)", e);

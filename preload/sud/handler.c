@@ -91,11 +91,14 @@ static long refuse_dispatch(void)
 /* ---- masks that would block SIGSYS ---- */
 
 /* The arguments the call is made with: a set without SIGSYS (in *local),
- * the program's own otherwise. */
+ * the program's own otherwise. Only for SIG_BLOCK and SIG_SETMASK: with
+ * another `how` the call changes nothing (the shim's page probe passes an
+ * invalid one, with an address that may end an object within 8 bytes). */
 static void unmask_sigsys(long nr, long *use, uint64_t *local)
 {
     struct shim_pages pg = SHIM_PAGES_INIT;
-    if (nr == SYS_rt_sigprocmask && use[0] != SIG_UNBLOCK && use[1] != 0 &&
+    int how = (int)use[0];
+    if (nr == SYS_rt_sigprocmask && (how == SIG_BLOCK || how == SIG_SETMASK) && use[1] != 0 &&
         shim_readable(&pg, (const void *)use[1], 8)) {
         memcpy(local, (const void *)use[1], 8);
         if (*local & SIGSYS_BIT) {
@@ -128,18 +131,28 @@ static void record(struct shim_call *c, const struct posixtrace_event_desc *d, c
         shim_record_stack(c->ra, c->p.hdr.tid);
 }
 
-/* The call's descriptor if it is to be recorded (and c begun, its program
- * address the caller's: caller.c); at: si_call_addr, g: the registers. */
-static const struct posixtrace_event_desc *begin(struct shim_call *c, long nr, const void *at,
-                                                 const greg_t *g)
+/* The call's descriptor if it is to be recorded (and c begun with program
+ * address ra); not while a wrapper mutes its calls (vfork.c). */
+static const struct posixtrace_event_desc *begin_at(struct shim_call *c, long nr, const void *ra)
 {
-    if ((unsigned long)nr > POSIXTRACE_SYSCALL_LAST - POSIXTRACE_SYSCALL_FIRST)
+    if ((unsigned long)nr > POSIXTRACE_SYSCALL_LAST - POSIXTRACE_SYSCALL_FIRST || shim_sud_mute)
         return NULL;
     unsigned id = POSIXTRACE_SYSCALL_FIRST + (unsigned)nr;
     if (!posixtrace_wanted(id))
         return NULL;
     const struct posixtrace_event_desc *d = posixtrace_event_desc(id);
     if (d == NULL)
+        return NULL;
+    return shim_begin(c, id, ra) ? d : NULL;
+}
+
+/* The same, its program address the caller's (caller.c); at: si_call_addr,
+ * g: the registers. */
+static const struct posixtrace_event_desc *begin(struct shim_call *c, long nr, const void *at,
+                                                 const greg_t *g)
+{
+    if ((unsigned long)nr > POSIXTRACE_SYSCALL_LAST - POSIXTRACE_SYSCALL_FIRST || shim_sud_mute ||
+        !posixtrace_wanted(POSIXTRACE_SYSCALL_FIRST + (unsigned)nr))
         return NULL;
     /* rt_sigreturn's function is the signal trampoline: no caller; a
      * call libposixtrace made through libc (posix_trace_event's futex wakes
@@ -153,7 +166,7 @@ static const struct posixtrace_event_desc *begin(struct shim_call *c, long nr, c
         return NULL;
     if (shim_internal_caller(ra))
         ra = at;
-    return shim_begin(c, id, ra) ? d : NULL;
+    return begin_at(c, nr, ra);
 }
 
 static bool noreturn_call(long nr)
@@ -191,8 +204,9 @@ static void redirect(greg_t *g, void (*stub)(void))
 
 /* true: the call is made after the handler returns. Not inlined, nor is
  * in_handler: one payload buffer on the handler's stack at a time. */
-static SHIM_NOINLINE bool in_program_frame(long nr, const long *a, greg_t *g, const void *ra)
+static SHIM_NOINLINE bool in_program_frame(long nr, const long *a, ucontext_t *uc, const void *ra)
 {
+    greg_t *g = uc->uc_mcontext.gregs;
     struct shim_call c;
     const struct posixtrace_event_desc *d;
     if (nr == SYS_rt_sigreturn) {
@@ -209,11 +223,23 @@ static SHIM_NOINLINE bool in_program_frame(long nr, const long *a, greg_t *g, co
 #endif
     if (!vm && !vm3)
         return false;
-    if ((d = begin(&c, nr, ra, g)) != NULL)
-        record(&c, d, a, 0, POSIXTRACE_CALL_ENTRY);
+    /* a vfork-like child is armed and recorded as itself (vfork.c), and the
+     * call recorded when it returns in the parent; other CLONE_VM children
+     * are not armed: the call is recorded at entry */
+    bool vfk = shim_sud_vforks(nr, a) && shim_sud_vfork_push(nr, a, uc);
+    if ((d = begin(&c, nr, ra, g)) != NULL) {
+        if (vfk)
+            shim_sud_vfork_record_later(&c);
+        else
+            record(&c, d, a, 0, POSIXTRACE_CALL_ENTRY);
+    }
     if (vm3) {
-        if (!shim_sud_clone3_vm(a, g))
+        if (!shim_sud_clone3_vm(a, g)) {
             g[REG_RAX] = -ENOSYS; /* arguments the copy cannot hold: glibc then uses clone */
+            if (vfk)
+                shim_sud_vfork_drop(uc);
+            return true;
+        }
     } else if (nr == SYS_clone && a[1] != 0) {
         uintptr_t *top = (uintptr_t *)(uintptr_t)a[1] - 1;
         *top = (uintptr_t)g[REG_RIP];
@@ -222,7 +248,20 @@ static SHIM_NOINLINE bool in_program_frame(long nr, const long *a, greg_t *g, co
     } else {
         redirect(g, shim_sud_vm_stub);
     }
+    if (vfk)
+        shim_sud_vfork_redirect(g);
     return true;
+}
+
+/* A call made through a vfork stub, when it returns in the parent (vfork.c). */
+void shim_sud_record_return(long nr, const long *a, const void *ra, uint64_t t0, long r)
+{
+    struct shim_call c;
+    const struct posixtrace_event_desc *d = begin_at(&c, nr, ra);
+    if (d != NULL) {
+        c.t0 = t0;
+        record(&c, d, a, r, 0);
+    }
 }
 
 /* ---- calls made here ---- */
@@ -294,9 +333,15 @@ void shim_sud_handler(int sig, void *siv, void *ucv)
     ucontext_t *uc = ucv;
     greg_t *g = uc->uc_mcontext.gregs;
     long nr = (long)g[REG_RAX];
+    if (nr == SHIM_SUD_VTRAP_NR && si->si_call_addr == (void *)shim_sud_vtrap_ret) {
+        shim_sud_vfork_back(uc); /* a vfork stub's, after the call */
+        errno = saved;
+        shim_sud_sel = SHIM_SUD_BLOCK;
+        return;
+    }
     const long a[6] = { (long)g[REG_RDI], (long)g[REG_RSI], (long)g[REG_RDX],
                         (long)g[REG_R10], (long)g[REG_R8], (long)g[REG_R9] };
-    if (!in_program_frame(nr, a, g, si->si_call_addr))
+    if (!in_program_frame(nr, a, uc, si->si_call_addr))
         in_handler(nr, a, uc, si->si_call_addr);
     errno = saved;
     shim_sud_sel = SHIM_SUD_BLOCK;

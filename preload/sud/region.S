@@ -112,8 +112,143 @@ shim_sud_clone3_vm_stub:
 	SUD_RESUME
 	.size shim_sud_clone3_vm_stub, .-shim_sud_clone3_vm_stub
 
+/* ---- vfork and CLONE_VM | CLONE_VFORK (vfork.c) ----
+ * After the call, the parent (rax: the child's pid or -errno) and the child
+ * (rax 0) each trap to the handler at shim_sud_vtrap, outside the region,
+ * with rax SHIM_SUD_VTRAP_NR and the call's result in shim_sud_vret; the
+ * selector is set BLOCK first (the child may have left it ALLOW). The child
+ * first turns dispatch on (prctl(PR_SET_SYSCALL_USER_DISPATCH, ON, the
+ * region, its thread's selector): the thread data is its parent's, the
+ * thread pointer the same), saving the registers the prctl takes below
+ * the red zone of whatever stack it is on; before, when the parent took
+ * one (vfork.c), it gets an alternate stack of the shim's and its copy of
+ * the SIGSYS action SA_ONSTACK. Signals are blocked (vfork.c) until the
+ * trap gives the program's mask back; a child that could not be armed
+ * puts it back itself. A child whose prctl fails
+ * falls through with rax 0 and goes on unarmed, as the stub's tail says. */
+.macro VF_TRAP
+	movq shim_sud_vret@gottpoff(%rip), %rcx
+	movq %rax, %fs:(%rcx)
+	movq shim_sud_sel@gottpoff(%rip), %rcx
+	movb $1, %fs:(%rcx)
+	movq $0x5d5d, %rax		/* SHIM_SUD_VTRAP_NR */
+	jmp shim_sud_vtrap
+.endm
+.macro VF_SPLIT
+	testq %rax, %rax
+	jnz 1f
+	leaq -128(%rsp), %rsp
+	pushq %rdi
+	pushq %rsi
+	pushq %rdx
+	pushq %r10
+	pushq %r8
+	movq shim_sud_vtop@gottpoff(%rip), %rcx
+	movq %fs:(%rcx), %rcx		/* the frame (vfork.c): ss at 0, mask at 8 */
+	movq (%rcx), %rdi
+	testq %rdi, %rdi
+	jz 3f
+	xorl %esi, %esi
+	movl $131, %eax			/* sigaltstack(frame->ss, NULL) */
+	syscall
+	movl $31, %edi			/* rt_sigaction(SIGSYS, &shim_sud_vact, NULL, 8) */
+	leaq shim_sud_vact(%rip), %rsi
+	xorl %edx, %edx
+	movl $8, %r10d
+	movl $13, %eax
+	syscall
+3:	movl $157, %eax			/* prctl */
+	movl $59, %edi			/* PR_SET_SYSCALL_USER_DISPATCH */
+	movl $1, %esi			/* PR_SYS_DISPATCH_ON */
+	leaq shim_sud_region_start(%rip), %rdx
+	leaq shim_sud_region_end(%rip), %r10
+	subq %rdx, %r10
+	movq shim_sud_sel@gottpoff(%rip), %r8
+	addq %fs:0, %r8
+	syscall
+	testq %rax, %rax
+	jz 4f
+	movl $14, %eax			/* not armed: rt_sigprocmask(SIG_SETMASK, the program's, NULL, 8) */
+	movl $2, %edi
+	movq shim_sud_vtop@gottpoff(%rip), %rsi
+	movq %fs:(%rsi), %rsi
+	addq $8, %rsi
+	xorl %edx, %edx
+	movl $8, %r10d
+	syscall
+	movl $1, %eax
+4:	popq %r8
+	popq %r10
+	popq %rdx
+	popq %rsi
+	popq %rdi
+	leaq 128(%rsp), %rsp
+	testq %rax, %rax
+	jnz 2f
+1:	VF_TRAP
+2:	xorl %eax, %eax
+.endm
+
+/* vfork, clone with CLONE_VM | CLONE_VFORK and no new stack */
+	.globl shim_sud_vfork_vm_stub
+	.hidden shim_sud_vfork_vm_stub
+	.type shim_sud_vfork_vm_stub,@function
+shim_sud_vfork_vm_stub:
+	syscall
+	VF_SPLIT
+	SUD_RESUME
+	.size shim_sud_vfork_vm_stub, .-shim_sud_vfork_vm_stub
+
+/* clone with CLONE_VM | CLONE_VFORK and a new stack (as shim_sud_stack_stub) */
+	.globl shim_sud_vfork_stack_stub
+	.hidden shim_sud_vfork_stack_stub
+	.type shim_sud_vfork_stack_stub,@function
+shim_sud_vfork_stack_stub:
+	syscall
+	leaq 8(%rsi), %rsi
+	VF_SPLIT
+	ret
+	.size shim_sud_vfork_stack_stub, .-shim_sud_vfork_stack_stub
+
+/* clone3 with CLONE_VM | CLONE_VFORK and a new stack (as shim_sud_clone3_stack_stub) */
+	.globl shim_sud_vfork_cl3_stack_stub
+	.hidden shim_sud_vfork_cl3_stack_stub
+	.type shim_sud_vfork_cl3_stack_stub,@function
+shim_sud_vfork_cl3_stack_stub:
+	syscall
+	VF_SPLIT
+	popq %rdi
+	ret
+	.size shim_sud_vfork_cl3_stack_stub, .-shim_sud_vfork_cl3_stack_stub
+
+/* clone3 with CLONE_VM | CLONE_VFORK and no new stack */
+	.globl shim_sud_vfork_cl3_vm_stub
+	.hidden shim_sud_vfork_cl3_vm_stub
+	.type shim_sud_vfork_cl3_vm_stub,@function
+shim_sud_vfork_cl3_vm_stub:
+	syscall
+	VF_SPLIT
+	movq shim_sud_cl3_rdi@gottpoff(%rip), %rcx
+	movq %fs:(%rcx), %rdi
+	SUD_RESUME
+	.size shim_sud_vfork_cl3_vm_stub, .-shim_sud_vfork_cl3_vm_stub
+
 	.globl shim_sud_region_end
 	.hidden shim_sud_region_end
 shim_sud_region_end:
+
+/* Outside the region: the vfork stubs' trap back to the handler, which
+ * sets where it goes on (vfork.c). */
+	.text
+	.globl shim_sud_vtrap
+	.hidden shim_sud_vtrap
+	.type shim_sud_vtrap,@function
+shim_sud_vtrap:
+	syscall
+	.globl shim_sud_vtrap_ret
+	.hidden shim_sud_vtrap_ret
+shim_sud_vtrap_ret:
+	ud2
+	.size shim_sud_vtrap, .-shim_sud_vtrap
 	.section .note.GNU-stack,"",@progbits
 #endif

@@ -21,12 +21,14 @@ static void *prog_handler[NSIG_K]; /* the program's handler of each signal, when
 
 static void shim_sud_sigtramp(int sig, siginfo_t *si, void *uc)
 {
-    unsigned char was = shim_sud_sel;
+    unsigned char was = shim_sud_sel, mute = shim_sud_mute;
     void *h = (unsigned)sig < NSIG_K ? __atomic_load_n(&prog_handler[sig], __ATOMIC_ACQUIRE) : NULL;
     if (shim_sud_armed)
         shim_sud_sel = SHIM_SUD_BLOCK;
+    shim_sud_mute = 0; /* a wrapper's muted calls (vfork.c) are its, not the handler's */
     if (h != NULL)
         ((void (*)(int, siginfo_t *, void *))h)(sig, si, uc);
+    shim_sud_mute = mute;
     shim_sud_sel = was;
 }
 
@@ -46,7 +48,9 @@ long shim_sud_sigaction(long sig, const struct shim_ksigaction *act, struct shim
     if (ok_sig && act != NULL && shim_readable(&pg, act, sizeof copy)) {
         memcpy(&copy, act, sizeof copy);
         copy.mask &= ~(1ull << (SIGSYS - 1));
-        wrap = copy.handler != (void *)SIG_DFL && copy.handler != (void *)SIG_IGN;
+        /* not in a vfork child (vfork.c): the handlers noted are its parent's too */
+        wrap = copy.handler != (void *)SIG_DFL && copy.handler != (void *)SIG_IGN &&
+               shim_sud_vdepth == 0;
         if (wrap) {
             __atomic_store_n(&prog_handler[sig], copy.handler, __ATOMIC_RELEASE);
             copy.handler = (void *)shim_sud_sigtramp;

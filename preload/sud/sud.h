@@ -39,6 +39,26 @@ static inline void shim_sud_restore(unsigned char was)
     if (__builtin_expect(shim_sud_armed, 0))
         shim_sud_sel = was;
 }
+/* Mute (vfork.c): a wrapper recording a call whose child must be armed
+ * (posix_spawn, vfork) lets its system calls trap, made and not recorded:
+ * the selector BLOCK, shim_sud_mute set; returns the mute as it was. */
+extern __thread unsigned char shim_sud_mute __attribute__((tls_model("initial-exec")));
+static inline unsigned char shim_sud_mute_enter(void)
+{
+    unsigned char was = shim_sud_mute;
+    if (__builtin_expect(shim_sud_armed, 0)) {
+        shim_sud_mute = 1;
+        shim_sud_sel = SHIM_SUD_BLOCK;
+    }
+    return was;
+}
+/* Back inside the wrapper (ALLOW), the mute as it was. */
+static inline void shim_sud_mute_leave(unsigned char was)
+{
+    if (__builtin_expect(shim_sud_armed, 0))
+        shim_sud_sel = SHIM_SUD_ALLOW;
+    shim_sud_mute = was;
+}
 /* Leaving it: BLOCK again in an armed thread. */
 static inline void shim_sud_leave(void)
 {
@@ -61,6 +81,7 @@ struct shim_ksigaction {
     uint64_t mask;
 };
 extern struct shim_ksigaction shim_sud_prog_action;
+extern struct shim_ksigaction shim_sud_vact; /* the same, SA_ONSTACK (vfork children) */
 
 /* ---- early.c: threads started before the mode was on ---- */
 void shim_sud_arm_early(void);              /* asks every other thread to arm itself */
@@ -80,6 +101,14 @@ void shim_sud_vm_stub(void);
 void shim_sud_stack_stub(void);
 void shim_sud_clone3_vm_stub(void);
 void shim_sud_clone3_stack_stub(void);
+void shim_sud_vfork_vm_stub(void);
+void shim_sud_vfork_stack_stub(void);
+void shim_sud_vfork_cl3_vm_stub(void);
+void shim_sud_vfork_cl3_stack_stub(void);
+/* Outside the region: where a vfork stub traps back to the handler, with
+ * this number in rax (shim_sud_vtrap_ret: the address after its syscall). */
+#define SHIM_SUD_VTRAP_NR 0x5d5d
+extern const char shim_sud_vtrap_ret[];
 
 /* ---- gate.S: the trace API's entry points, run with the selector ALLOW ---- */
 struct shim_sud_gate {
@@ -101,8 +130,25 @@ extern __thread uintptr_t shim_sud_cl3_rdi __attribute__((tls_model("initial-exe
  * copied (unreadable, larger than the copy): the call is then refused. */
 bool shim_sud_clone3_vm(const long *a, greg_t *g);
 
+/* ---- vfork.c: vfork and CLONE_VM | CLONE_VFORK children armed ---- */
+struct shim_call;
+extern __thread uint32_t shim_sud_vdepth __attribute__((tls_model("initial-exec")));
+extern __thread long shim_sud_vret __attribute__((tls_model("initial-exec")));
+bool shim_sud_vforks(long nr, const long *a);   /* the call makes such a child */
+/* Before the call (the handler, uc as the program left it): false if too
+ * deep (the child is then not armed). Signals stay blocked (but SIGSYS)
+ * until the child's trap, and the parent's. */
+bool shim_sud_vfork_push(long nr, const long *a, ucontext_t *uc);
+void shim_sud_vfork_record_later(const struct shim_call *c); /* begun: recorded at return */
+void shim_sud_vfork_redirect(greg_t *g); /* the handler's stub replaced by its vfork one */
+void shim_sud_vfork_drop(ucontext_t *uc); /* not made through a stub after all */
+void shim_sud_vfork_back(ucontext_t *uc);  /* the trap at shim_sud_vtrap_ret */
+void shim_sud_vfork_forget(void);          /* a fork child: no call of its own under way */
+
 /* ---- handler.c ---- */
 void shim_sud_handler(int sig, void *si, void *uc);
+/* A call made through a vfork stub, recorded when it returns in the parent. */
+void shim_sud_record_return(long nr, const long *a, const void *ra, uint64_t t0, long r);
 
 /* ---- capture.c: one trapped call's event ---- */
 struct shim_call;

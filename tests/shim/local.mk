@@ -55,6 +55,12 @@ check_PROGRAMS += tests/shim/t130_syscalls
 tests_shim_t130_syscalls_LDADD = -lpthread -ldl
 EXTRA_DIST += tests/shim/test_syscalls.py
 
+# vfork, CLONE_VM | CLONE_VFORK and posix_spawn children under --syscalls
+# (test_sud_vfork.py): a plain program.
+check_PROGRAMS += tests/shim/t132_vforks
+tests_shim_t132_vforks_LDADD =
+EXTRA_DIST += tests/shim/test_sud_vfork.py
+
 # A program that uses the trace API itself, under --syscalls: the library's
 # system calls for it are not recorded (test_syscalls.py).
 check_PROGRAMS += tests/shim/t131_sudapi

@@ -137,10 +137,15 @@ def test_raw_clone_fork(tmp_path):
 
 def test_raw_vfork_and_thread(tmp_path):
     """A raw vfork and a raw CLONE_VM thread run in the program's frame
-    (the region's stubs): both work; they are recorded at entry."""
+    (the region's stubs): both work. The vfork is recorded when it returns
+    in the parent (the child's pid), the thread's clone at entry; the vfork
+    child is armed: its exit_group(4) is recorded under its own pid."""
     js, out = traced(tmp_path, program("t130_syscalls"), "rawvfork")
     assert out == "vfork child-exit 4\n"
-    assert len(sc(js, "vfork")) == 1
+    vf = sc(js, "vfork")
+    assert len(vf) == 1 and vf[0]["returned"] and vf[0]["ret"] > 0, vf
+    ex = sc(js, "exit_group", vf[0]["ret"])
+    assert len(ex) == 1 and ex[0]["tid"] == vf[0]["ret"] and ex[0]["args"]["status"] == 4, ex
     js, out = traced(tmp_path, program("t130_syscalls"), "rawthread")
     assert out == "thread\nrawthread done 1\n"
     cl = sc(js, "clone")
@@ -566,8 +571,8 @@ def test_thread_before_shim(tmp_path):
 def test_posix_spawn_clone3(tmp_path):
     """posix_spawn and system() (libc's own spawn): clone3 with CLONE_VM |
     CLONE_VFORK on a stack of their own, made through the region's stub (the
-    child must not start in the handler's frame): recorded at entry, no
-    ENOSYS and no fallback to clone (as strace -f shows it: the same clone3
+    child must not start in the handler's frame): recorded when it returns
+    in the parent, with the child's pid, no ENOSYS and no fallback to clone (as strace -f shows it: the same clone3
     calls); each child's image is traced (its getppid under its own pid);
     output as untraced. With posix_spawn's own event kept (the default), its
     clone3 is the wrapper's and the child is traced the same."""
@@ -577,10 +582,10 @@ def test_posix_spawn_clone3(tmp_path):
     assert rc == 0 and out == want.decode()
     me = next(e["pid"] for e in js if e["event"] == "syscall:clone3")
     c3 = sc(js, "clone3", me)
-    assert len(c3) == 2 and not any(e["returned"] for e in c3), c3
+    assert len(c3) == 2 and all(e["returned"] and e["tid"] == me for e in c3), c3
     assert sc(js, "clone", me) == []
     kids = [e["ret"] for e in sc(js, "wait4", me) if e["ret"] > 0]
-    assert len(kids) == 2
+    assert kids == [e["ret"] for e in c3]  # recorded when it returns: the child's pid
     assert len(sc(js, "getppid", kids[0])) == 3 and len(sc(js, "getppid", kids[1])) >= 2
     js, out = traced(tmp_path, prog, "spawn")
     assert out == want.decode()
