@@ -186,7 +186,9 @@ def test_ctrl_c_in_a_terminal(tmp_path):
     cmd = "POSIXTRACE_PRELOAD=%s %s -- sh -c '%s'" % (ENV["POSIXTRACE_PRELOAD"],
                                                         tool("posixtrace-run"), prog)
     # an interactive shell, as a user's: Ctrl-C ends the command, not the shell
-    tmux(sock, "new-session", "-d", "-s", "t", "-x", "200", "-y", "50",
+    # wide: a command line exactly as wide as the window would be joined (-J)
+    # to the output after it (the line counts as wrapped), whatever the paths
+    tmux(sock, "new-session", "-d", "-s", "t", "-x", "1000", "-y", "50",
          "env", "PS1=$ ", "bash", "--norc", "--noprofile", "-i")
     try:
         tmux(sock, "send-keys", "-t", "t", "-l", cmd)
