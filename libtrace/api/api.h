@@ -70,6 +70,7 @@ struct pt_handle {
     int stop_reported;        /* STOP(auto) reported for the current fill */
     double ticks_per_ns;
     int64_t last_ns;          /* timestamp of the last event reported */
+    uint64_t rnow;            /* the reader's last look at the clock, ticks (reader.c) */
     /* event type list cursor */
     uint32_t typelist_pos;
 };
