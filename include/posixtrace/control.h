@@ -102,7 +102,8 @@ int posixtrace_stream_watch(trace_id_t trid);
 /* The smallest log-max-size a LOOP or UNTIL_FULL log of a stream with the
  * attributes a may have: posix_trace_create_withlog() fails with EINVAL
  * below it (the log must hold its header and 8 blocks, and a block is the
- * stream's chunk size, which grows with the max-data-size attribute).
+ * stream's chunk size, which grows with the stream-min-size and the
+ * max-data-size attributes).
  * 0 and *n, or EINVAL (a not initialized, or n NULL). */
 int posixtrace_attr_getminlogsize(const trace_attr_t *a, size_t *n);
 

@@ -61,6 +61,7 @@ struct pt_handle {
     pthread_mutex_t mlock;    /* event type list cursor */
     /* reader state (under rlock) */
     struct pt_rslot rs[PT_NSLOTS];
+    struct pt_cool cool;      /* chunks read, cooling before the pool (consume.c) */
     struct pt_synth synth[PT_RD_SYNTH_MAX];
     int nsynth, synth_pos;
     uint64_t lost_reported;   /* lost events already reported in OVERFLOW events */
@@ -69,6 +70,7 @@ struct pt_handle {
     int stop_reported;        /* STOP(auto) reported for the current fill */
     double ticks_per_ns;
     int64_t last_ns;          /* timestamp of the last event reported */
+    uint64_t rnow;            /* the reader's last look at the clock, ticks (reader.c) */
     /* event type list cursor */
     uint32_t typelist_pos;
 };

@@ -50,6 +50,13 @@ struct pt_rslot {             /* the consumer's view of one writer slot */
     uint64_t seq;
 };
 
+/* Chunks the consumer has left, their bytes given back to the cap, not yet
+ * back in the pool (consume.c, "cooling"): a ring of the last
+ * pt_cool_chunks() of them. Under the same lock as the pt_rslot. */
+struct pt_cool {
+    uint32_t n, head;
+    uint32_t c[PT_COOL_MAX];
+};
 /* What a look at a slot found. */
 enum {
     PT_CONS_NONE = 0,     /* nothing now (an orphan drained is reclaimed), or no longer followed */

@@ -3,7 +3,9 @@
  *
  * Lock-free, allocation-free, system-call-free (but for waking a reader that
  * sleeps, and, with blocking writers on, waiting for room in a full stream:
- * block.c), async-signal-safe. Each (thread, stream, nesting level) owns a
+ * block.c; at a chunk switch, a gettid() now and then, clone.c, and mapping a
+ * never-used chunk in a process other than the creator, pool.c),
+ * async-signal-safe. Each (thread, stream, nesting level) owns a
  * writer slot whose chain of chunks only it appends to, so recording an
  * event is a plain single-producer write:
  *   1. store the timestamp, then PENDING in the commit word (release);

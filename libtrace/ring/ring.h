@@ -27,7 +27,9 @@ struct pt_handle;
 /* ---- pool.c: the free-chunk pool (lock-free stack) ---- */
 void     pt_pool_init(struct pt_shm *s);
 uint32_t pt_pool_pop(struct pt_shm *s);           /* PT_NONE if empty */
-void     pt_pool_push(struct pt_shm *s, uint32_t c);
+void     pt_pool_push(struct pt_shm *s, uint32_t c);   /* pt_pool_refund, then pt_pool_link */
+void     pt_pool_refund(struct pt_shm *s, uint32_t c); /* a closed chunk's bytes back to the cap */
+void     pt_pool_link(struct pt_shm *s, uint32_t c);   /* onto the free stack, bytes given back */
 
 /* ---- shm.c: creating and mapping a stream ---- */
 struct pt_geometry {
@@ -39,6 +41,7 @@ struct pt_shm_owner { uid_t uid; gid_t gid; }; /* a named object for another use
 int  pt_shm_create(const trace_attr_t *a, int has_log, const struct pt_shm_owner *o,
                    struct pt_shm **out, size_t *size, int *fd);
 void pt_shm_close_backing(int named, uint64_t key, int fd);
+void pt_shm_prefault(struct pt_shm *s, uint32_t c); /* chunk c, never used, mapped here */
 int  pt_shm_give(int fd, const struct pt_shm_owner *o);
 /* fault.c: stream memory another process can shrink under us */
 int  pt_fault_guard_add(void *p, size_t size);

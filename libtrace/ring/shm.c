@@ -32,25 +32,42 @@ static uint64_t closed_cap(const trace_attr_t *a, uint32_t chunk_size)
     return a->__stream_size > room ? a->__stream_size : room;
 }
 
+/* The chunk size: a page, or more for streams big enough. Every chunk switch
+ * writes the pool's shared cache line (and the chunk header), which a writer
+ * on another CPU then takes back at its own switch: writers that switch
+ * every 80 events (a page of 48-byte events) no longer scale with their
+ * number. So a chunk is at least 1/PT_CHUNKS_PER_STREAM of the stream, up to
+ * PT_CHUNK_BIG, and holds at least two of the largest records. */
+static uint32_t chunk_size_for(const trace_attr_t *a, uint32_t budget)
+{
+    uint32_t cs = PT_PAGE;
+    while (cs < 2 * budget + PT_CHUNK_HDR + PT_END_BYTES)
+        cs *= 2;
+    while (cs < PT_CHUNK_BIG && cs < a->__stream_size / PT_CHUNKS_PER_STREAM)
+        cs *= 2;
+    return cs;
+}
+
 /*
  * A chunk holds at least two of the largest records, so a closed chunk wastes
  * at most one budget: it is at least `usable` full. Closing a chunk charges
  * its written bytes to the cap (shm_layout.h), so at most cap / usable
- * chunks are closed at once, and each writer slot holds one open chunk:
- * cap / usable + nslots chunks are always enough. The cap, not the number
- * of chunks, is what fills the stream: events whose budgets sum to
- * stream-min-size write at most that many bytes, so they never reach it.
+ * chunks are closed at once, each writer slot holds one open chunk, and the
+ * consumer keeps at most pt_cool_chunks() consumed ones out of the pool
+ * (consume.c, "cooling"): cap / usable + nslots + cool chunks are always
+ * enough. The cap, not the number of chunks, is what fills the stream:
+ * events whose budgets sum to stream-min-size write at most that many bytes,
+ * so they never reach it.
  */
 void pt_geometry(const trace_attr_t *a, struct pt_geometry *g)
 {
     uint32_t budget = max_budget(a->__max_data_size);
-    uint32_t cs = PT_PAGE;
-    while (cs < 2 * budget + PT_CHUNK_HDR + PT_END_BYTES)
-        cs *= 2;
+    uint32_t cs = chunk_size_for(a, budget);
     uint32_t usable = cs - PT_CHUNK_HDR - PT_END_BYTES - budget;
-    uint64_t data_chunks = (closed_cap(a, cs) + usable - 1) / usable;
+    uint64_t cap = closed_cap(a, cs);
+    uint64_t data_chunks = (cap + usable - 1) / usable;
     g->chunk_size = cs;
-    g->nchunks = (uint32_t)(data_chunks + PT_NSLOTS + 1);
+    g->nchunks = (uint32_t)(data_chunks + PT_NSLOTS + 1 + pt_cool_chunks(cap, cs));
     uint64_t hdr = align_up(sizeof(struct pt_shm), PT_CACHELINE);
     uint64_t slots = align_up((uint64_t)PT_NSLOTS * sizeof(struct pt_slot), PT_CACHELINE);
     uint64_t names = align_up((uint64_t)PT_ID_SPACE * sizeof(struct pt_name), PT_PAGE);
@@ -349,6 +366,27 @@ int pt_shm_privatize(struct pt_shm *s)
         return ENOMEM;
     memcpy(p, copy, PT_PAGE0);
     return 0;
+}
+
+/*
+ * Chunk c, never handed out before, is about to be written here. The
+ * creator mapped the whole stream with MAP_POPULATE; another process (a
+ * target, a forked child) maps it without, and would take a page fault at
+ * each page of the chunk (a write fault maps one page; 13 to 17 thousand of
+ * them in a 2-million-event burst, measured). One madvise maps the chunk's
+ * pages at once instead, only the chunks a process uses (a traced program
+ * that records little does not map the whole stream). An old kernel
+ * without MADV_POPULATE_WRITE: the faults, as before.
+ */
+void pt_shm_prefault(struct pt_shm *s, uint32_t c)
+{
+#ifdef MADV_POPULATE_WRITE
+    if (s->creator_pid != pt_pid)
+        (void)madvise(pt_chunk(s, c), s->chunk_size, MADV_POPULATE_WRITE);
+#else
+    (void)s;
+    (void)c;
+#endif
 }
 
 /* Close a stream's backing object (and remove its name, if it has one). */

@@ -29,8 +29,9 @@
 #include <trace.h>
 
 #define PT_SHM_MAGIC    UINT64_C(0x314d485343525450) /* "PTRCSHM1" little-endian */
-#define PT_SHM_VERSION  6u /* 6: blocking writers (block_ns, the room line); 5: writers'
-                              cursors private, slots publish wchunk only */
+#define PT_SHM_VERSION  7u /* 7: chunks grow with the stream, consumed chunks cool before
+                              reuse (more chunks); 6: blocking writers (block_ns, the room
+                              line); 5: writers' cursors private, slots publish wchunk only */
 #define PT_NSLOTS       256u
 #define PT_NEST         4u
 #define PT_NONE         UINT32_MAX
@@ -60,6 +61,18 @@ static inline int pt_id_is_system(uint32_t id)
 }
 #define PT_CACHELINE    64
 #define PT_PAGE0        4096 /* the creator's private first page of the header */
+/* Geometry (shm.c, doc/design.md "Geometry"): a chunk is at least
+ * 1/PT_CHUNKS_PER_STREAM of the stream-min-size, a page to PT_CHUNK_BIG
+ * (bigger only for two of the largest records). */
+#define PT_CHUNKS_PER_STREAM 1024u
+#define PT_CHUNK_BIG    (64u << 10)
+/* Consumed chunks go back to the pool only after the consumer has read this
+ * many bytes more (consume.c, "cooling"): by then their lines have left its
+ * CPU's private caches (1 MiB or less of L2 on current x86), and a writer on
+ * another CPU that reuses one does not have to take each line back from the
+ * consumer's. At most a quarter of the cap, so that small streams stay small. */
+#define PT_COOL_BYTES   (2u << 20)
+#define PT_COOL_MAX     (PT_COOL_BYTES / 4096u) /* chunks: the most, with page-sized ones */
 
 /* Record types, in the top byte of the commit word. PENDING: the writer has
  * taken the record's timestamp (already in `ts`; 0: not yet) and is writing it. */
@@ -240,6 +253,14 @@ static inline uint32_t pt_chunk_room(const struct pt_shm *s)
 { return s->chunk_size - PT_CHUNK_HDR - PT_END_BYTES; }
 static inline uint64_t pt_chunk_data_off(const struct pt_shm *s, uint32_t i)
 { return s->chunks_off + (uint64_t)i * s->chunk_size + PT_CHUNK_HDR; }
+/* How many consumed chunks the consumer keeps out of the pool (consume.c),
+ * for a stream of that cap and chunk size; the geometry has as many more
+ * chunks. */
+static inline uint32_t pt_cool_chunks(uint64_t cap, uint32_t chunk_size)
+{
+    uint64_t bytes = cap / 4 < PT_COOL_BYTES ? cap / 4 : PT_COOL_BYTES;
+    return (uint32_t)(bytes / chunk_size);
+}
 /* The cap: a writer closing a chunk of w written bytes first charges them
  * to `used`; the charge fails (the stream is full) if closed chunks would
  * then hold more than `cap` bytes. The pool gives them back (pool.c). */

@@ -36,10 +36,11 @@ def log_counts(path):
     """(events of writer slots in the log, lost count of its last STATUS block,
     its flush_error)."""
     data = open(path, "rb").read()
-    bs = logfmt.blocks_in_order(data)
+    bsize = struct.unpack_from("<I", data, 16)[0]  # the stream's chunk size (header)
+    bs = logfmt.blocks_in_order(data, bsize)
     seqs = [b.seq for b in bs]
     assert seqs == list(range(1, len(bs) + 1)), "blocks out of order or torn"
-    assert (len(data) - logfmt.HDR_SIZE) % 4096 == 0, "a torn block is left"
+    assert (len(data) - logfmt.HDR_SIZE) % bsize == 0, "a torn block is left"
     n = sum(1 for b in bs if b.slot != logfmt.SLOT_SYS
             for r in b.recs if r.kind == logfmt.REC_EVENT)
     st = [b for b in bs if b.type == logfmt.STATUS][-1]

@@ -6,7 +6,8 @@
  * stealer moved rhead meanwhile), pt_chain_resync (rhead moved: a writer's
  * first chunk, or LOOP steals counted exactly, waiting for a stealer's
  * bookkeeping), the reclaim of a drained orphan slot and the withdrawal of
- * its pending record. Prints one line per case and a summary; exits 1 if a
+ * its pending record, the cooling of chunks left before they go back to the
+ * pool. Prints one line per case and a summary; exits 1 if a
  * check failed.
  */
 #include "unit.h"
@@ -48,8 +49,9 @@ static void fix_free(struct fix f)
 }
 
 /* Chunk 3 read to its end, closed, linked to 7 (a later seq): the consumer
- * moves to 7 with the tag bumped, chunk 3 goes back to the pool with its
- * bytes refunded, the seq of 7 remembered, the steals seen kept. */
+ * moves to 7 with the tag bumped, chunk 3's bytes go back to the cap at once
+ * but the chunk itself cools (not on the pool yet: see cooling below), the
+ * seq of 7 remembered, the steals seen kept. */
 static void advance_ok(void)
 {
     struct fix f = fix_new(3);
@@ -69,7 +71,9 @@ static void advance_ok(void)
     UT_EQ(r->stolen_seen, 42);
     UT_EQ(r->seq_known, 1);
     UT_EQ(r->seq, 107);
-    UT_EQ((uint32_t)atomic_load(&f.s->pool_top), 3);
+    UT_EQ((uint32_t)atomic_load(&f.s->pool_top), PT_NONE);
+    UT_EQ(f.h->cool.n, 1);
+    UT_EQ(f.h->cool.c[0], 3);
     UT_EQ(atomic_load(&f.s->used), 380);
     UT_EQ(atomic_load(&f.s->error_pending), 0);
     UT_EQ(r->bad, 0);
@@ -287,6 +291,41 @@ static void abandon_pending(void)
     fix_free(f);
 }
 
+/* Chunks left go back to the pool in the order they were left, each only
+ * once the consumer has left pt_cool_chunks() more (4 here: a quarter of
+ * the 8 KiB cap in 512-byte chunks), their bytes refunded when left: a
+ * writer does not get the chunk the consumer has just read (its lines are in
+ * the consumer CPU's caches). Chain 3 -> 7 -> 8 -> 9 -> 10 -> 11 -> 12. */
+static void cooling(void)
+{
+    struct fix f = fix_new(3);
+    uint32_t chain[] = { 3, 7, 8, 9, 10, 11, 12 };
+    UT_EQ(pt_cool_chunks(f.s->cap, f.s->chunk_size), 4);
+    atomic_store(&f.s->used, 6 * 100);
+    for (uint32_t k = 0; k + 1 < sizeof chain / sizeof chain[0]; k++) {
+        atomic_store(&pt_chunk(f.s, chain[k])->next, chain[k + 1]);
+        atomic_store(&pt_chunk(f.s, chain[k])->end, 100);
+    }
+    for (uint32_t k = 0; k < 4; k++) {
+        UT_CHECK(pt_chain_advance(f.h, 0, chain[k + 1]));
+        UT_EQ(atomic_load(&f.s->used), (6 - k - 1) * 100);
+        UT_EQ((uint32_t)atomic_load(&f.s->pool_top), PT_NONE);
+    }
+    UT_EQ(f.h->cool.n, 4);
+    UT_CHECK(pt_chain_advance(f.h, 0, 11)); /* leaves 10: 3 goes to the pool */
+    UT_EQ((uint32_t)atomic_load(&f.s->pool_top), 3);
+    UT_EQ(atomic_load(&f.s->used), 100);
+    UT_CHECK(pt_chain_advance(f.h, 0, 12)); /* leaves 11: 7 follows */
+    UT_EQ((uint32_t)atomic_load(&f.s->pool_top), 7);
+    UT_EQ(atomic_load(&pt_chunk(f.s, 7)->next_free), 3);
+    UT_EQ(atomic_load(&f.s->used), 0); /* refunded once each, not again */
+    UT_EQ(pt_pool_pop(f.s), 7);
+    UT_EQ(pt_pool_pop(f.s), 3);
+    UT_EQ(pt_pool_pop(f.s), PT_NONE);
+    UT_EQ(f.h->cool.n, 4);
+    fix_free(f);
+}
+
 int main(void)
 {
     ut_watchdog(60);
@@ -302,5 +341,6 @@ int main(void)
     UT_RUN(reclaim_drained);
     UT_RUN(reclaim_refused);
     UT_RUN(abandon_pending);
+    UT_RUN(cooling);
     return ut_end("t301_chain");
 }
