@@ -57,7 +57,7 @@ static int call_next(const struct exec_args *a)
     const char *path = a->path;
     char *const *argv = a->argv, *const *envp = a->envp;
     void *f = shim_get(&real_fn[k], names[k]);
-    posixtrace_before_exec();
+    SHIM_QUIET(posixtrace_before_exec());
     switch (k) {
     case K_EXECV:
     case K_EXECVP:

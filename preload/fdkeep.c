@@ -61,12 +61,12 @@ SHIM_API void closefrom(int lo)
 
 SHIM_API int system(const char *command)
 {
-    posixtrace_reserved_fd_repair();
+    SHIM_QUIET(posixtrace_reserved_fd_repair());
     return NEXT(system)(command);
 }
 
 SHIM_API FILE *popen(const char *command, const char *mode)
 {
-    posixtrace_reserved_fd_repair();
+    SHIM_QUIET(posixtrace_reserved_fd_repair());
     return NEXT(popen)(command, mode);
 }

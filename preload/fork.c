@@ -221,7 +221,7 @@ SHIM_API int posix_spawn(pid_t *pid, const char *path, const posix_spawn_file_ac
                          const posix_spawnattr_t *at, char *const argv[], char *const envp[])
 {
     SHIM_ENV(envp);
-    posixtrace_reserved_fd_repair(); /* fdkeep.c */
+    SHIM_QUIET(posixtrace_reserved_fd_repair()); /* fdkeep.c */
     if (likely(!posixtrace_wanted(POSIXTRACE_EV_SPAWN)))
         return ((spawn_fn)shim_get(&real_posix_spawn, "posix_spawn"))(pid, path, fa, at, argv,
                                                                        envp);
@@ -232,7 +232,7 @@ SHIM_API int posix_spawnp(pid_t *pid, const char *file, const posix_spawn_file_a
                           const posix_spawnattr_t *at, char *const argv[], char *const envp[])
 {
     SHIM_ENV(envp);
-    posixtrace_reserved_fd_repair(); /* fdkeep.c */
+    SHIM_QUIET(posixtrace_reserved_fd_repair()); /* fdkeep.c */
     if (likely(!posixtrace_wanted(POSIXTRACE_EV_SPAWN)))
         return ((spawn_fn)shim_get(&real_posix_spawnp, "posix_spawnp"))(pid, file, fa, at, argv,
                                                                          envp);

@@ -188,6 +188,18 @@ struct shim_call {
 extern int shim_started;
 void shim_setup_early(const void *ra);
 
+/* A call into libposixtrace outside a wrapper's recorded call (the exec and
+ * spawn wrappers' posixtrace_before_exec, posixtrace_reserved_fd_repair):
+ * its system calls are the trace system's, made with the selector ALLOW in
+ * the system-call mode, so that they are never recorded as the program's
+ * (the handler's test of the caller needs an unwind, which may fail). */
+#define SHIM_QUIET(call) \
+    do { \
+        unsigned char shim_quiet_was_ = shim_sud_enter(); \
+        call; \
+        shim_sud_restore(shim_quiet_was_); \
+    } while (0)
+
 static inline bool shim_begin(struct shim_call *c, unsigned id, const void *ra)
 {
     /* A call recorded before the shim's constructor ran (another object's

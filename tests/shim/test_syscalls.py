@@ -459,6 +459,26 @@ def test_trace_api_calls_not_recorded(tmp_path):
                                                           if e["event"][8:] in lib]
 
 
+def test_exec_and_spawn_repairs_not_recorded(tmp_path):
+    """With the shim's exec and spawn events filtered out (-e fcntl), the
+    calls libposixtrace makes before an exec or a spawn (the reserved
+    descriptor checked and kept across the exec: fcntl F_GETFD/F_SETFD) are
+    the trace system's and are not recorded; the program's own fcntl calls
+    are, as strace -f lists them: dash's exec, os.posix_spawn, os.system."""
+    js, _ = traced(tmp_path, "-e", "fcntl", "/bin/sh", "-c", "exec /bin/true")
+    assert sc(js, "fcntl") == [], sc(js, "fcntl")
+    prog = 'import os; os.posix_spawn("/bin/true", ["true"], {}); os.system("true")'
+    js, _ = traced(tmp_path, "-e", "fcntl", PY, "-c", prog)
+    ours = [(e["args"]["fd"], e["ret"]) for e in sc(js, "fcntl")]
+    assert ours and not [fd for fd, _ in ours if fd >= 1000], ours
+    st = tmp_path / "st"
+    subprocess.run(["strace", "-f", "-qq", "-o", str(st), "-e", "trace=fcntl", PY, "-c", prog],
+                   check=True, timeout=60, capture_output=True)
+    theirs = [(int(m.group(1)), int(m.group(2), 0)) for m in
+              re.finditer(r"fcntl\((\d+), .*\) += (-?(?:0x[0-9a-f]+|\d+))", st.read_text())]
+    assert ours == theirs, (ours, theirs)
+
+
 def test_address_is_callers(tmp_path):
     """A system call's program address is the return address into the code
     that called the function holding the `syscall` instruction (as for the
