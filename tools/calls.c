@@ -11,6 +11,7 @@
 
 #include <fcntl.h>
 #include <string.h>
+#include <sys/syscall.h>
 
 #define FN_MAX 10
 
@@ -140,6 +141,40 @@ static void refine_open(struct pt_event *e)
         mode->absent = 1;
 }
 
+/* syscall:fcntl's third argument as its command takes it (strace's way):
+ * none for the commands that read nothing, a descriptor or a number, the
+ * FD_ flags, the O_ flags; a pointer (locks, owners) in hex as recorded. */
+static void refine_fcntl(struct pt_event *e)
+{
+#ifdef SYS_fcntl
+    const struct pt_field *cmd = pt_event_field(e, "cmd");
+    struct pt_field *arg = field(e, "arg");
+    if (e->id != POSIXTRACE_SYSCALL_FIRST + SYS_fcntl || cmd == NULL || arg == NULL ||
+        cmd->type >= POSIXTRACE_F_VARIABLE || arg->type >= POSIXTRACE_F_VARIABLE)
+        return;
+    switch ((int)cmd->u) {
+    case F_GETFD: case F_GETFL: case F_GETOWN: case F_GETSIG: case F_GETLEASE:
+    case F_GETPIPE_SZ: case F_GET_SEALS:
+        arg->absent = 1;
+        break;
+    case F_DUPFD: case F_DUPFD_CLOEXEC: case F_SETOWN: case F_SETSIG: case F_SETPIPE_SZ:
+        arg->type = POSIXTRACE_F_INT;
+        arg->u = (uint64_t)(int64_t)(int32_t)arg->u; /* the kernel takes an int */
+        break;
+    case F_SETFD:
+        arg->show = PT_SHOW_FDCLOEXEC;
+        break;
+    case F_SETFL:
+        arg->show = PT_SHOW_OFLAGS;
+        break;
+    default:
+        break;
+    }
+#else
+    (void)e;
+#endif
+}
+
 void pt_calls_refine(struct pt_event *e)
 {
     if (e->kind != PT_K_CALL)
@@ -153,6 +188,7 @@ void pt_calls_refine(struct pt_event *e)
     refine_results(e);
     refine_open(e);
     refine_fork(e);
+    refine_fcntl(e);
 }
 
 void pt_append_event_name(GString *s, const struct pt_event *e)

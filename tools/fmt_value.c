@@ -166,6 +166,8 @@ void pt_fmt_fixed_field(GString *s, const struct pt_field *f)
     case PT_SHOW_FDFLAGS: flags_fmt(s, pt_xlat_fd_flags, f->u); break;
     case PT_SHOW_SOCKFLAGS: flags_fmt(s, pt_xlat_sock_flags, f->u); break;
     case PT_SHOW_WAITOPTS: flags_fmt(s, pt_xlat_wait_options, f->u); break;
+    case PT_SHOW_FDCLOEXEC: flags_fmt(s, pt_xlat_fd_cloexec, f->u); break;
+    case PT_SHOW_OFLAGS: oflags_fmt(s, f->u); break;
     default: pt_fmt_fixed(s, f->type, f->u); break;
     }
 }

@@ -43,6 +43,7 @@ XLAT_IN = \
 	tools/xlat/open_access.in \
 	tools/xlat/open_flags.in \
 	tools/xlat/fd_flags.in \
+	tools/xlat/fd_cloexec.in \
 	tools/xlat/sock_types.in \
 	tools/xlat/sock_flags.in \
 	tools/xlat/address_families.in \

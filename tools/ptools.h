@@ -66,7 +66,8 @@ struct pt_field {
     int show;                  /* enum pt_show: a set of names other than the type's, or 0 */
 };
 /* Fields shown with names the descriptor's type does not give (calls.c). */
-enum pt_show { PT_SHOW_TYPE = 0, PT_SHOW_FDFLAGS, PT_SHOW_SOCKFLAGS, PT_SHOW_WAITOPTS };
+enum pt_show { PT_SHOW_TYPE = 0, PT_SHOW_FDFLAGS, PT_SHOW_SOCKFLAGS, PT_SHOW_WAITOPTS,
+               PT_SHOW_FDCLOEXEC, PT_SHOW_OFLAGS };
 
 enum pt_kind { PT_K_PREDEF, PT_K_CALL, PT_K_SYS, PT_K_USER };
 

@@ -22,6 +22,7 @@ struct pt_xlat {
 extern const struct pt_xlat pt_xlat_open_access[];
 extern const struct pt_xlat pt_xlat_open_flags[];
 extern const struct pt_xlat pt_xlat_fd_flags[];
+extern const struct pt_xlat pt_xlat_fd_cloexec[];
 extern const struct pt_xlat pt_xlat_sock_types[];
 extern const struct pt_xlat pt_xlat_sock_flags[];
 extern const struct pt_xlat pt_xlat_address_families[];

@@ -479,6 +479,27 @@ def test_exec_and_spawn_repairs_not_recorded(tmp_path):
     assert ours == theirs, (ours, theirs)
 
 
+def test_fcntl_argument_by_command(tmp_path):
+    """syscall:fcntl shows its third argument as the command takes it, as
+    strace -f does: none for F_GETFD/F_GETFL, O_ flags for F_SETFL, FD_
+    flags for F_SETFD, a number for F_DUPFD (the calls on the program's
+    descriptor, argument lists compared as text)."""
+    prog = ("import os, fcntl; fd = os.open('/dev/null', os.O_RDONLY); "
+            "fcntl.fcntl(fd, fcntl.F_SETFL, os.O_NONBLOCK); fcntl.fcntl(fd, fcntl.F_SETFD, 1); "
+            "fcntl.fcntl(fd, fcntl.F_SETFD, 0); fcntl.fcntl(fd, fcntl.F_DUPFD, 100); "
+            "fcntl.fcntl(fd, fcntl.F_GETFL); fcntl.fcntl(fd, fcntl.F_GETFD); print(fd)")
+    p = trun("--syscalls", "-e", "fcntl", PY, "-c", prog)
+    fd = p.out.strip()
+    ours = re.findall(r" syscall:fcntl\((%s, [^)]*)\) = " % fd, p.err)
+    st = tmp_path / "st"
+    subprocess.run(["strace", "-f", "-qq", "-o", str(st), "-e", "trace=fcntl", PY, "-c", prog],
+                   check=True, timeout=60, capture_output=True)
+    theirs = re.findall(r"fcntl\((%s, [^)]*)\) += " % fd, st.read_text())
+    assert ours == theirs and len(ours) >= 6, (ours, theirs)
+    assert ours[-6:-3] == ["%s, F_SETFL, O_RDONLY|O_NONBLOCK" % fd, "%s, F_SETFD, FD_CLOEXEC" % fd,
+                        "%s, F_SETFD, 0" % fd], ours
+
+
 def test_address_is_callers(tmp_path):
     """A system call's program address is the return address into the code
     that called the function holding the `syscall` instruction (as for the
