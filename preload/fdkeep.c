@@ -16,6 +16,7 @@
 
 #include <limits.h>
 #include <stdio.h>
+#include <sys/syscall.h>
 
 REAL(int, close_range, unsigned, unsigned, int);
 REAL(void, closefrom, int);
@@ -30,19 +31,38 @@ static int reserved_in(unsigned lo, unsigned hi)
     return k >= 0 && (unsigned)k >= lo && (unsigned)k <= hi ? k : -1;
 }
 
-SHIM_API int close_range(unsigned lo, unsigned hi, int flags)
+/* [lo, hi] without k, in two close_range calls: with the system-call mode's
+ * syscall:close_range wanted, recorded as the one call the program made
+ * (sud.h), the pieces made unrecorded. */
+static SHIM_NOINLINE int close_range_around(unsigned lo, unsigned hi, int flags, int k,
+                                            const void *ra)
 {
-    int k = reserved_in(lo, hi);
-    if (likely(k < 0) || lo > hi)
-        return NEXT(close_range)(lo, hi, flags);
+    struct shim_call c;
+    bool rec = shim_sud_call_begin(&c, SYS_close_range, ra);
     int r = 0;
     if ((unsigned)k > lo)
         r = NEXT(close_range)(lo, (unsigned)k - 1, flags);
     if (r == 0 && (unsigned)k < hi)
         r = NEXT(close_range)((unsigned)k + 1, hi, flags);
+    int err = errno;
+    if (rec) {
+        const long a[6] = { (long)lo, (long)hi, (long)flags };
+        shim_sud_call_end(&c, SYS_close_range, a, r == 0 ? 0 : -err);
+    }
+    errno = err;
     return r;
 }
 
+SHIM_API int close_range(unsigned lo, unsigned hi, int flags)
+{
+    int k = reserved_in(lo, hi);
+    if (likely(k < 0) || lo > hi)
+        return NEXT(close_range)(lo, hi, flags);
+    return close_range_around(lo, hi, flags, k, RA());
+}
+
+/* glibc's closefrom is close_range(lo, ~0U, 0), one descriptor at a time on
+ * a kernel without it */
 SHIM_API void closefrom(int lo)
 {
     int k = lo < 0 ? -1 : reserved_in((unsigned)lo, UINT_MAX);
@@ -50,13 +70,13 @@ SHIM_API void closefrom(int lo)
         NEXT(closefrom)(lo);
         return;
     }
-    if (k > lo && NEXT(close_range)((unsigned)lo, (unsigned)k - 1, 0) != 0) {
-        int saved = errno; /* a kernel without close_range: one at a time */
-        for (int fd = lo; fd < k; fd++)
+    int saved = errno;
+    if (close_range_around((unsigned)lo, UINT_MAX, 0, k, RA()) != 0) {
+        for (int fd = lo; fd < k; fd++) /* a kernel without close_range */
             NEXT(close)(fd);
-        errno = saved;
+        NEXT(closefrom)(k + 1);
     }
-    NEXT(closefrom)(k + 1);
+    errno = saved;
 }
 
 SHIM_API int system(const char *command)

@@ -194,6 +194,25 @@ static bool forks(long nr, const long *a)
     return false;
 }
 
+/* ---- a call the shim makes in pieces for the program (sud.h) ---- */
+
+bool shim_sud_call_begin(struct shim_call *c, long nr, const void *ra)
+{
+    unsigned id = POSIXTRACE_SYSCALL_FIRST + (unsigned)nr;
+    if (!shim_sud_armed || (unsigned long)nr > POSIXTRACE_SYSCALL_LAST - POSIXTRACE_SYSCALL_FIRST ||
+        !posixtrace_wanted(id) || posixtrace_event_desc(id) == NULL)
+        return false;
+    return shim_begin(c, id, ra);
+}
+
+void shim_sud_call_end(struct shim_call *c, long nr, const long *a, long r)
+{
+    set_result(c, r);
+    shim_sud_capture(c, posixtrace_event_desc(POSIXTRACE_SYSCALL_FIRST + (unsigned)nr), a, r,
+                     false);
+    shim_emit(c);
+}
+
 /* ---- calls made in the program's frame ---- */
 
 static void redirect(greg_t *g, void (*stub)(void))

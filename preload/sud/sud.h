@@ -147,6 +147,14 @@ void shim_sud_vfork_forget(void);          /* a fork child: no call of its own u
 
 /* ---- handler.c ---- */
 void shim_sud_handler(int sig, void *si, void *uc);
+/* A system call the shim makes in pieces for the program (fdkeep.c: a
+ * close_range split around the reserved descriptor), recorded as the one
+ * call the program made: begin (false: not recorded; true: the pieces are
+ * then made with the selector ALLOW), then end with the arguments the
+ * program passed and the raw result (-errno). */
+struct shim_call;
+bool shim_sud_call_begin(struct shim_call *c, long nr, const void *ra);
+void shim_sud_call_end(struct shim_call *c, long nr, const long *a, long r);
 /* A call made through a vfork stub, recorded when it returns in the parent. */
 void shim_sud_record_return(long nr, const long *a, const void *ra, uint64_t t0, long r);
 

@@ -128,8 +128,7 @@ def mine(events):
 
 
 def subsequence(want, got):
-    """want appears in got in order (got may have more: a close_range split
-    around the trace system's descriptor, preload/README.md)."""
+    """want appears in got in order (got may have more)."""
     it = iter(got)
     return all(any(w == g for g in it) for w in want)
 

@@ -500,6 +500,21 @@ def test_fcntl_argument_by_command(tmp_path):
                         "%s, F_SETFD, 0" % fd], ours
 
 
+def test_close_range_as_the_program_made_it(tmp_path):
+    """Python's subprocess with close_fds closes its descriptors with
+    close_range, which the shim splits around the trace system's descriptor:
+    recorded as the calls the program made, exactly strace -f's, in the
+    vfork child."""
+    prog = "import subprocess; subprocess.run(['true'], close_fds=True)"
+    p = trun("--syscalls", "-e", "close_range", PY, "-c", prog)
+    ours = re.findall(r" syscall:close_range\(([^)]*)\) = (\S+)", p.err)
+    st = tmp_path / "st"
+    subprocess.run(["strace", "-f", "-qq", "-o", str(st), "-e", "trace=close_range", PY, "-c",
+                    prog], check=True, timeout=60, capture_output=True)
+    theirs = re.findall(r"close_range\(([^)]*)\) += (\S+)", st.read_text())
+    assert ours == theirs and ours, (ours, theirs)
+
+
 def test_address_is_callers(tmp_path):
     """A system call's program address is the return address into the code
     that called the function holding the `syscall` instruction (as for the
