@@ -104,14 +104,20 @@ def test_declared_consumer(policy):
 def test_flush_policy_waits_for_the_flusher():
     """FLUSH (posix_trace_attr_getinherited.3p.txt): the flusher thread is the
     consumer. One writer recording 300000 events back to back into a 64 KiB
-    stream: with blocking, the log has them all, none lost; without, the
-    stream fills faster than the flusher empties it and events are lost."""
+    stream: with blocking, the log has them all, none lost; without, every
+    event is either in the log or counted lost (POSIX_TRACE_OVERFLOW), none
+    lost silently -- whether any is lost depends on whether the flusher keeps
+    up with the writer on the machine (it may: the writer's clock is
+    clock_gettime with POSIXTRACE_CLOCK=realtime), so the number is not
+    asserted (test_slow_reader_gets_everything shows the waits with a reader
+    that lags for sure)."""
     out = run("t027_block", "flush", 2000, 300000, timeout=120)
     assert "consumer with log rc=EINVAL" in out
     ws, total = writers(out)
     assert ws == [(300000, 299999, 0)] and total == {"read": 300000, "overflow": 0}
     ws, total = writers(run("t027_block", "flush", 0, 300000, timeout=120))
-    assert total["overflow"] > 0 and total["read"] + total["overflow"] == 300000
+    assert total["read"] + total["overflow"] == 300000 and total["read"] > 0, total
+    assert len(ws) == 1 and ws[0][2] == 0, ws
 
 
 @pytest.mark.parametrize("mode", ["noreader", "selfreader"])
