@@ -209,13 +209,13 @@ static NOINLINE void record_n(trace_event_id_t id, long n, uint64_t seq0, uint64
 
 /* The same through the library's function itself, not <trace.h>'s inline
  * test in front of it (a call through the PLT even when nothing records). */
-static NOINLINE uint64_t loop_event_fn(trace_event_id_t id, long n)
+static NOINLINE uint64_t loop_event_fn(long n)
 {
     struct payload p = { 0 };
     uint64_t t0 = now_ns();
     for (long i = 0; i < n; i++) {
         p.seq = (uint64_t)i;
-        (posix_trace_event)(id, &p, sizeof p);
+        (posix_trace_event)(ev_bench, &p, sizeof p);
         COMPILER_BARRIER();
     }
     return now_ns() - t0;
@@ -229,16 +229,27 @@ static uint64_t loop_event(trace_event_id_t id, long n, uint64_t seq0)
     return t1 - t0;
 }
 
-/* Best of REPS of n posix_trace_event() calls, in ns per call. */
-static double best_event_ns(long n)
+/* Best of REPS runs of loop(n) (its ns), in ns per iteration. */
+static double best_ns(uint64_t (*loop)(long), long n)
 {
     uint64_t best = UINT64_MAX;
     for (int r = 0; r < REPS; r++) {
-        uint64_t t = loop_event(ev_bench, n, 0);
+        uint64_t t = loop(n);
         if (t < best)
             best = t;
     }
     return (double)best / (double)n;
+}
+
+static uint64_t loop_bench_event(long n)
+{
+    return loop_event(ev_bench, n, 0);
+}
+
+/* Best of REPS of n posix_trace_event() calls, in ns per call. */
+static double best_event_ns(long n)
+{
+    return best_ns(loop_bench_event, n);
 }
 
 /* ---------------------------------------------------------------------- */
@@ -739,19 +750,8 @@ int main(void)
     double ns_nostream_before = best_event_ns(n_cheap);
 
     /* --- baselines --- */
-    uint64_t best = UINT64_MAX;
-    for (int r = 0; r < REPS; r++) {
-        uint64_t t = loop_clock(n_cheap);
-        if (t < best) best = t;
-    }
-    clock_ns = (double)best / (double)n_cheap;
-
-    best = UINT64_MAX;
-    for (int r = 0; r < REPS; r++) {
-        uint64_t t = loop_empty(n_cheap);
-        if (t < best) best = t;
-    }
-    double ns_empty = (double)best / (double)n_cheap;
+    clock_ns = best_ns(loop_clock, n_cheap);
+    double ns_empty = best_ns(loop_empty, n_cheap);
 
     /* --- suspended stream (created, not started) --- */
     trace_id_t trid = stream_create(0);
@@ -773,12 +773,7 @@ int main(void)
 
     /* --- no stream, after shutdown --- */
     double ns_nostream_after = best_event_ns(n_cheap);
-    best = UINT64_MAX;
-    for (int r = 0; r < REPS; r++) {
-        uint64_t t = loop_event_fn(ev_bench, n_cheap);
-        if (t < best) best = t;
-    }
-    double ns_nostream_fn = (double)best / (double)n_cheap;
+    double ns_nostream_fn = best_ns(loop_event_fn, n_cheap);
 
     /* --- recorded, 1 thread, concurrent reader --- */
     double ns_reader = bench_with_reader(n_reader);
@@ -792,13 +787,9 @@ int main(void)
     bench_threads(m_thread, &ev_s_1, &ev_s_2, &tsize, &plain_speedup);
 
     /* Re-measure the baseline at the end; keep the best of both. */
-    best = UINT64_MAX;
-    for (int r = 0; r < REPS; r++) {
-        uint64_t t = loop_clock(n_cheap);
-        if (t < best) best = t;
-    }
-    if ((double)best / (double)n_cheap < clock_ns)
-        clock_ns = (double)best / (double)n_cheap;
+    double clock_end = best_ns(loop_clock, n_cheap);
+    if (clock_end < clock_ns)
+        clock_ns = clock_end;
 
     /* --- table --- */
     char buf[64];

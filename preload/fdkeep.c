@@ -38,16 +38,16 @@ static SHIM_NOINLINE int close_range_around(unsigned lo, unsigned hi, int flags,
                                             const void *ra)
 {
     struct shim_call c;
-    bool rec = shim_sud_call_begin(&c, SYS_close_range, ra);
+    const struct posixtrace_event_desc *rec = shim_sud_call_begin(&c, SYS_close_range, ra);
     int r = 0;
     if ((unsigned)k > lo)
         r = NEXT(close_range)(lo, (unsigned)k - 1, flags);
     if (r == 0 && (unsigned)k < hi)
         r = NEXT(close_range)((unsigned)k + 1, hi, flags);
     int err = errno;
-    if (rec) {
+    if (rec != NULL) {
         const long a[6] = { (long)lo, (long)hi, (long)flags };
-        shim_sud_call_end(&c, SYS_close_range, a, r == 0 ? 0 : -err);
+        shim_sud_call_end(&c, rec, a, r == 0 ? 0 : -err);
     }
     errno = err;
     return r;

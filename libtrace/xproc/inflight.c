@@ -314,9 +314,10 @@ PT_API int posixtrace_stream_watch(trace_id_t trid)
         if (other_member(mb) && kept_inbox(h, mb->pid, mb->start) == NULL)
             keep_member(h, mb);
     }
+    rc = h->kept != NULL ? 0 : ENOMEM;
     pthread_mutex_unlock(&h->mlock);
     pt_put(h);
-    return h->kept != NULL ? 0 : ENOMEM;
+    return rc;
 }
 
 /* pid ended (under h->mlock, before its process_end is recorded): the calls

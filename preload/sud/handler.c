@@ -196,20 +196,19 @@ static bool forks(long nr, const long *a)
 
 /* ---- a call the shim makes in pieces for the program (sud.h) ---- */
 
-bool shim_sud_call_begin(struct shim_call *c, long nr, const void *ra)
+const struct posixtrace_event_desc *shim_sud_call_begin(struct shim_call *c, long nr,
+                                                        const void *ra)
 {
-    unsigned id = POSIXTRACE_SYSCALL_FIRST + (unsigned)nr;
-    if (!shim_sud_armed || (unsigned long)nr > POSIXTRACE_SYSCALL_LAST - POSIXTRACE_SYSCALL_FIRST ||
-        !posixtrace_wanted(id) || posixtrace_event_desc(id) == NULL)
-        return false;
-    return shim_begin(c, id, ra);
+    return shim_sud_armed ? begin_at(c, nr, ra) : NULL;
 }
 
-void shim_sud_call_end(struct shim_call *c, long nr, const long *a, long r)
+/* As record(), then what a wrapper's shim_emit does besides (the selector
+ * and errno back, the call no longer in flight). */
+void shim_sud_call_end(struct shim_call *c, const struct posixtrace_event_desc *d, const long *a,
+                       long r)
 {
     set_result(c, r);
-    shim_sud_capture(c, posixtrace_event_desc(POSIXTRACE_SYSCALL_FIRST + (unsigned)nr), a, r,
-                     false);
+    shim_sud_capture(c, d, a, r, false);
     shim_emit(c);
 }
 

@@ -8,6 +8,24 @@
  * rt_sigreturn) are made. x86-64 only: elsewhere the mode is unavailable.
  */
 #if defined(__x86_64__)
+/* A function of the region (or the vfork trap): global for the C code,
+ * hidden outside the shim. */
+.macro STUB name
+	.globl \name
+	.hidden \name
+	.type \name,@function
+\name:
+.endm
+.macro STUB_END name
+	.size \name, .-\name
+.endm
+
+/* clone3: the program's rdi back from the thread's data (clone3.c). */
+.macro CL3_RDI
+	movq shim_sud_cl3_rdi@gottpoff(%rip), %rcx
+	movq %fs:(%rcx), %rdi
+.endm
+
 /* The selector BLOCK again, then on to the program's return address. */
 .macro SUD_RESUME
 	movq shim_sud_sel@gottpoff(%rip), %rcx
@@ -24,10 +42,7 @@ shim_sud_region_start:
 
 /* long shim_sud_raw(long nr, long a0, long a1, long a2, long a3, long a4, long a5):
  * the system call as it is, its raw result (-4095..-1: -errno). */
-	.globl shim_sud_raw
-	.hidden shim_sud_raw
-	.type shim_sud_raw,@function
-shim_sud_raw:
+STUB shim_sud_raw
 	movq %rdi, %rax
 	movq %rsi, %rdi
 	movq %rdx, %rsi
@@ -37,19 +52,16 @@ shim_sud_raw:
 	movq 8(%rsp), %r9
 	syscall
 	ret
-	.size shim_sud_raw, .-shim_sud_raw
+STUB_END shim_sud_raw
 
 /* The SIGSYS handler's sa_restorer; also where a program's rt_sigreturn is
  * made once the handler has recorded it (same stack pointer as the
  * program's: its own signal frame is restored). */
-	.globl shim_sud_restorer
-	.hidden shim_sud_restorer
-	.type shim_sud_restorer,@function
-shim_sud_restorer:
+STUB shim_sud_restorer
 	movq $15, %rax
 	syscall
 	hlt
-	.size shim_sud_restorer, .-shim_sud_restorer
+STUB_END shim_sud_restorer
 
 /* vfork, or clone with CLONE_VM and no new stack: made with the program's
  * registers and stack; parent and child both continue at the address the
@@ -58,59 +70,45 @@ shim_sud_restorer:
  * overwrite it). Both set the selector BLOCK again: a vfork child shares it,
  * and the shim's exec wrappers leave it ALLOW. rcx is clobbered, as by any
  * system call. */
-	.globl shim_sud_vm_stub
-	.hidden shim_sud_vm_stub
-	.type shim_sud_vm_stub,@function
-shim_sud_vm_stub:
+STUB shim_sud_vm_stub
 	syscall
 	SUD_RESUME
-	.size shim_sud_vm_stub, .-shim_sud_vm_stub
+STUB_END shim_sud_vm_stub
 
 /* clone with CLONE_VM and a new stack (threads made by a raw clone): the
  * handler passed stack - 8 with the return address stored there. The child
  * (rax 0) returns through its new stack, the parent through
  * shim_sud_resume; both get rsi back as the program passed it. */
-	.globl shim_sud_stack_stub
-	.hidden shim_sud_stack_stub
-	.type shim_sud_stack_stub,@function
-shim_sud_stack_stub:
+STUB shim_sud_stack_stub
 	syscall
 	leaq 8(%rsi), %rsi
 	testq %rax, %rax
 	jnz 1f
 	ret
 1:	SUD_RESUME
-	.size shim_sud_stack_stub, .-shim_sud_stack_stub
+STUB_END shim_sud_stack_stub
 
 /* clone3 with CLONE_VM and a new stack (clone3.c): rdi is the thread's
  * copy of the clone_args, whose stack ends 16 bytes lower, where the
  * program's rdi and return address are. The child pops both; the parent
  * takes them from its thread data. */
-	.globl shim_sud_clone3_stack_stub
-	.hidden shim_sud_clone3_stack_stub
-	.type shim_sud_clone3_stack_stub,@function
-shim_sud_clone3_stack_stub:
+STUB shim_sud_clone3_stack_stub
 	syscall
 	testq %rax, %rax
 	jnz 1f
 	popq %rdi
 	ret
-1:	movq shim_sud_cl3_rdi@gottpoff(%rip), %rcx
-	movq %fs:(%rcx), %rdi
+1:	CL3_RDI
 	SUD_RESUME
-	.size shim_sud_clone3_stack_stub, .-shim_sud_clone3_stack_stub
+STUB_END shim_sud_clone3_stack_stub
 
 /* clone3 with CLONE_VM and no new stack: both go on through the thread
  * data (the child shares it, as a vfork child). */
-	.globl shim_sud_clone3_vm_stub
-	.hidden shim_sud_clone3_vm_stub
-	.type shim_sud_clone3_vm_stub,@function
-shim_sud_clone3_vm_stub:
+STUB shim_sud_clone3_vm_stub
 	syscall
-	movq shim_sud_cl3_rdi@gottpoff(%rip), %rcx
-	movq %fs:(%rcx), %rdi
+	CL3_RDI
 	SUD_RESUME
-	.size shim_sud_clone3_vm_stub, .-shim_sud_clone3_vm_stub
+STUB_END shim_sud_clone3_vm_stub
 
 /* ---- vfork and CLONE_VM | CLONE_VFORK (vfork.c) ----
  * After the call, the parent (rax: the child's pid or -errno) and the child
@@ -190,48 +188,35 @@ shim_sud_clone3_vm_stub:
 .endm
 
 /* vfork, clone with CLONE_VM | CLONE_VFORK and no new stack */
-	.globl shim_sud_vfork_vm_stub
-	.hidden shim_sud_vfork_vm_stub
-	.type shim_sud_vfork_vm_stub,@function
-shim_sud_vfork_vm_stub:
+STUB shim_sud_vfork_vm_stub
 	syscall
 	VF_SPLIT
 	SUD_RESUME
-	.size shim_sud_vfork_vm_stub, .-shim_sud_vfork_vm_stub
+STUB_END shim_sud_vfork_vm_stub
 
 /* clone with CLONE_VM | CLONE_VFORK and a new stack (as shim_sud_stack_stub) */
-	.globl shim_sud_vfork_stack_stub
-	.hidden shim_sud_vfork_stack_stub
-	.type shim_sud_vfork_stack_stub,@function
-shim_sud_vfork_stack_stub:
+STUB shim_sud_vfork_stack_stub
 	syscall
 	leaq 8(%rsi), %rsi
 	VF_SPLIT
 	ret
-	.size shim_sud_vfork_stack_stub, .-shim_sud_vfork_stack_stub
+STUB_END shim_sud_vfork_stack_stub
 
 /* clone3 with CLONE_VM | CLONE_VFORK and a new stack (as shim_sud_clone3_stack_stub) */
-	.globl shim_sud_vfork_cl3_stack_stub
-	.hidden shim_sud_vfork_cl3_stack_stub
-	.type shim_sud_vfork_cl3_stack_stub,@function
-shim_sud_vfork_cl3_stack_stub:
+STUB shim_sud_vfork_cl3_stack_stub
 	syscall
 	VF_SPLIT
 	popq %rdi
 	ret
-	.size shim_sud_vfork_cl3_stack_stub, .-shim_sud_vfork_cl3_stack_stub
+STUB_END shim_sud_vfork_cl3_stack_stub
 
 /* clone3 with CLONE_VM | CLONE_VFORK and no new stack */
-	.globl shim_sud_vfork_cl3_vm_stub
-	.hidden shim_sud_vfork_cl3_vm_stub
-	.type shim_sud_vfork_cl3_vm_stub,@function
-shim_sud_vfork_cl3_vm_stub:
+STUB shim_sud_vfork_cl3_vm_stub
 	syscall
 	VF_SPLIT
-	movq shim_sud_cl3_rdi@gottpoff(%rip), %rcx
-	movq %fs:(%rcx), %rdi
+	CL3_RDI
 	SUD_RESUME
-	.size shim_sud_vfork_cl3_vm_stub, .-shim_sud_vfork_cl3_vm_stub
+STUB_END shim_sud_vfork_cl3_vm_stub
 
 	.globl shim_sud_region_end
 	.hidden shim_sud_region_end
@@ -240,15 +225,12 @@ shim_sud_region_end:
 /* Outside the region: the vfork stubs' trap back to the handler, which
  * sets where it goes on (vfork.c). */
 	.text
-	.globl shim_sud_vtrap
-	.hidden shim_sud_vtrap
-	.type shim_sud_vtrap,@function
-shim_sud_vtrap:
+STUB shim_sud_vtrap
 	syscall
 	.globl shim_sud_vtrap_ret
 	.hidden shim_sud_vtrap_ret
 shim_sud_vtrap_ret:
 	ud2
-	.size shim_sud_vtrap, .-shim_sud_vtrap
+STUB_END shim_sud_vtrap
 	.section .note.GNU-stack,"",@progbits
 #endif

@@ -16,6 +16,9 @@
 #include <stdint.h>
 #include <ucontext.h>
 
+struct shim_call;
+struct posixtrace_event_desc;
+
 #define SHIM_SUD_ALLOW 0 /* SYSCALL_DISPATCH_FILTER_ALLOW */
 #define SHIM_SUD_BLOCK 1 /* SYSCALL_DISPATCH_FILTER_BLOCK */
 
@@ -131,7 +134,6 @@ extern __thread uintptr_t shim_sud_cl3_rdi __attribute__((tls_model("initial-exe
 bool shim_sud_clone3_vm(const long *a, greg_t *g);
 
 /* ---- vfork.c: vfork and CLONE_VM | CLONE_VFORK children armed ---- */
-struct shim_call;
 extern __thread uint32_t shim_sud_vdepth __attribute__((tls_model("initial-exec")));
 extern __thread long shim_sud_vret __attribute__((tls_model("initial-exec")));
 bool shim_sud_vforks(long nr, const long *a);   /* the call makes such a child */
@@ -149,18 +151,17 @@ void shim_sud_vfork_forget(void);          /* a fork child: no call of its own u
 void shim_sud_handler(int sig, void *si, void *uc);
 /* A system call the shim makes in pieces for the program (fdkeep.c: a
  * close_range split around the reserved descriptor), recorded as the one
- * call the program made: begin (false: not recorded; true: the pieces are
- * then made with the selector ALLOW), then end with the arguments the
- * program passed and the raw result (-errno). */
-struct shim_call;
-bool shim_sud_call_begin(struct shim_call *c, long nr, const void *ra);
-void shim_sud_call_end(struct shim_call *c, long nr, const long *a, long r);
+ * call the program made: begin (NULL: not recorded; else its descriptor, and
+ * the pieces are then made with the selector ALLOW), then end with that
+ * descriptor, the arguments the program passed and the raw result (-errno). */
+const struct posixtrace_event_desc *shim_sud_call_begin(struct shim_call *c, long nr,
+                                                        const void *ra);
+void shim_sud_call_end(struct shim_call *c, const struct posixtrace_event_desc *d, const long *a,
+                       long r);
 /* A call made through a vfork stub, recorded when it returns in the parent. */
 void shim_sud_record_return(long nr, const long *a, const void *ra, uint64_t t0, long r);
 
 /* ---- capture.c: one trapped call's event ---- */
-struct shim_call;
-struct posixtrace_event_desc;
 /* The arguments as the descriptor says; before: the call is not made yet
  * (pointers read over probed pages only). */
 void shim_sud_capture(struct shim_call *c, const struct posixtrace_event_desc *d,

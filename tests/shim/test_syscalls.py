@@ -386,13 +386,19 @@ def _strace_env():
     return dict(os.environ, ASAN_OPTIONS="detect_leaks=0") if sanitized() else None
 
 
+def _strace(tmp_path, calls, *argv):
+    """The text of strace -f -qq -e trace=calls over argv (which must succeed)."""
+    st = subprocess.run(["strace", "-f", "-qq", "-e", "trace=" + calls, "-o",
+                         str(tmp_path / "st")] + list(argv), capture_output=True, timeout=60,
+                        env=_strace_env())
+    assert st.returncode == 0, st.stderr
+    return (tmp_path / "st").read_text()
+
+
 def _strace_polls(tmp_path, *argv):
     """strace -f's poll lines of argv: [(fds as [(fd, events)], result, revents by fd)]."""
-    st = subprocess.run(["strace", "-f", "-qq", "-e", "trace=poll", "-o", str(tmp_path / "st")]
-                        + list(argv), capture_output=True, timeout=60, env=_strace_env())
-    assert st.returncode == 0
     res = []
-    for l in (tmp_path / "st").read_text().splitlines():
+    for l in _strace(tmp_path, "poll", *argv).splitlines():
         m = re.search(r"poll\(\[(.*?)\], \d+, -?\d+\) = (\d+)(?: \(\[(.*)\]\))?", l)
         if m:
             fds = [(int(a), b) for a, b in re.findall(r"fd=(\d+), events=([\w|]+)", m.group(1))]
@@ -471,11 +477,9 @@ def test_exec_and_spawn_repairs_not_recorded(tmp_path):
     js, _ = traced(tmp_path, "-e", "fcntl", PY, "-c", prog)
     ours = [(e["args"]["fd"], e["ret"]) for e in sc(js, "fcntl")]
     assert ours and not [fd for fd, _ in ours if fd >= 1000], ours
-    st = tmp_path / "st"
-    subprocess.run(["strace", "-f", "-qq", "-o", str(st), "-e", "trace=fcntl", PY, "-c", prog],
-                   check=True, timeout=60, capture_output=True)
     theirs = [(int(m.group(1)), int(m.group(2), 0)) for m in
-              re.finditer(r"fcntl\((\d+), .*\) += (-?(?:0x[0-9a-f]+|\d+))", st.read_text())]
+              re.finditer(r"fcntl\((\d+), .*\) += (-?(?:0x[0-9a-f]+|\d+))",
+                          _strace(tmp_path, "fcntl", PY, "-c", prog))]
     assert ours == theirs, (ours, theirs)
 
 
@@ -491,10 +495,8 @@ def test_fcntl_argument_by_command(tmp_path):
     p = trun("--syscalls", "-e", "fcntl", PY, "-c", prog)
     fd = p.out.strip()
     ours = re.findall(r" syscall:fcntl\((%s, [^)]*)\) = " % fd, p.err)
-    st = tmp_path / "st"
-    subprocess.run(["strace", "-f", "-qq", "-o", str(st), "-e", "trace=fcntl", PY, "-c", prog],
-                   check=True, timeout=60, capture_output=True)
-    theirs = re.findall(r"fcntl\((%s, [^)]*)\) += " % fd, st.read_text())
+    theirs = re.findall(r"fcntl\((%s, [^)]*)\) += " % fd,
+                        _strace(tmp_path, "fcntl", PY, "-c", prog))
     assert ours == theirs and len(ours) >= 6, (ours, theirs)
     assert ours[-6:-3] == ["%s, F_SETFL, O_RDONLY|O_NONBLOCK" % fd, "%s, F_SETFD, FD_CLOEXEC" % fd,
                         "%s, F_SETFD, 0" % fd], ours
@@ -508,10 +510,8 @@ def test_close_range_as_the_program_made_it(tmp_path):
     prog = "import subprocess; subprocess.run(['true'], close_fds=True)"
     p = trun("--syscalls", "-e", "close_range", PY, "-c", prog)
     ours = re.findall(r" syscall:close_range\(([^)]*)\) = (\S+)", p.err)
-    st = tmp_path / "st"
-    subprocess.run(["strace", "-f", "-qq", "-o", str(st), "-e", "trace=close_range", PY, "-c",
-                    prog], check=True, timeout=60, capture_output=True)
-    theirs = re.findall(r"close_range\(([^)]*)\) += (\S+)", st.read_text())
+    theirs = re.findall(r"close_range\(([^)]*)\) += (\S+)",
+                        _strace(tmp_path, "close_range", PY, "-c", prog))
     assert ours == theirs and ours, (ours, theirs)
 
 
@@ -649,10 +649,6 @@ def test_posix_spawn_clone3(tmp_path):
     assert len(sp) == 1 and len(sc(js, "getppid", sp[0]["args"]["child"])) == 3, sp
     if shutil.which("strace") is None:
         return
-    st = subprocess.run(["strace", "-f", "-qq", "-e", "trace=clone,clone3", "-o",
-                         str(tmp_path / "st"), prog, "spawn"], capture_output=True, timeout=60,
-                        env=_strace_env())
-    assert st.returncode == 0
-    lines = (tmp_path / "st").read_text().splitlines()
+    lines = _strace(tmp_path, "clone,clone3", prog, "spawn").splitlines()
     assert len([l for l in lines if "clone3(" in l]) == 2 and not [l for l in lines
                                                                  if "clone(" in l], lines
