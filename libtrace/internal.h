@@ -36,8 +36,11 @@
 #define PT_SYS_DATA_MAX     ((size_t)PT_SYS_DATA_BYTES)
 _Static_assert(2 * sizeof(trace_event_set_t) == PT_FILTER_DATA_BYTES,
                "FILTER carries two event sets");
-/* Per-event budget: record header plus one anchor record it may need. */
-#define PT_EVENT_OVERHEAD   (2 * PT_REC_HDR)
+/* Per-event budget (recfmt.h), its data aside (padded to 4): the most an
+ * event can write, an ANCHOR it may need, then a CLASS record and a compact
+ * event with its length, or an EVENT record. */
+#define PT_EVENT_OVERHEAD   (PT_ANCHOR_BYTES + PT_CLASS_BYTES + 8u)
+_Static_assert(PT_CLASS_BYTES + 8u >= PT_FULL_HDR, "the budget covers an EVENT record");
 #define PT_ATTR_POLICY_SET  1u /* __flags: stream policy set explicitly */
 
 /* The blocking timeout of attributes a, in ns (0: off); more than

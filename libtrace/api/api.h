@@ -61,6 +61,8 @@ struct pt_handle {
     pthread_mutex_t mlock;    /* event type list cursor */
     /* reader state (under rlock) */
     struct pt_rslot rs[PT_NSLOTS];
+    struct pt_dec *decs;      /* rs[i]'s decoder: PT_NSLOTS, allocated with the handle
+                                 (not in the library's bss: 1 KiB each) */
     struct pt_cool cool;      /* chunks read, cooling before the pool (consume.c) */
     struct pt_synth synth[PT_RD_SYNTH_MAX];
     int nsynth, synth_pos;

@@ -182,7 +182,7 @@ PT_API int posix_trace_attr_getmaxusereventsize(const trace_attr_t *restrict a, 
     if (!valid(a) || n == NULL)
         return EINVAL;
     size_t d = len < a->__max_data_size ? len : a->__max_data_size;
-    *n = PT_EVENT_OVERHEAD + pt_round8(d);
+    *n = PT_EVENT_OVERHEAD + pt_round4((uint32_t)d);
     return 0;
 }
 

@@ -5,6 +5,7 @@
  */
 #include "../internal.h"
 #include <linux/futex.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -34,6 +35,8 @@ void pt_handles_atfork_child(void)
         if (!kept && h->shm != NULL)
             pt_shm_unmap(h->shm, h->map_size);
         h->kept = NULL; /* the parent's: its mappings are left as they are */
+        free(h->decs);
+        h->decs = NULL;
         h->used = 0;
         h->refs = 0;
     }
@@ -105,8 +108,11 @@ int pt_handle_new(struct pt_shm *s, size_t size, int fd, int att, trace_id_t *tr
         pthread_cond_init(&h->cv, NULL);
         pthread_mutex_init(&h->rlock, NULL);
         pthread_mutex_init(&h->mlock, NULL);
-        if (s != NULL)
-            pt_reader_init(h);
+        if (s != NULL && pt_reader_init(h) != 0) {
+            h->used = 0;
+            pthread_mutex_unlock(&hlock);
+            return ENOMEM;
+        }
         if (s != NULL)
             atomic_fetch_add(&pt_live_streams, 1);
         *trid = make_trid(i, h->gen);
@@ -150,6 +156,8 @@ void pt_handle_destroy(struct pt_handle *h)
     pthread_cond_destroy(&h->cv);
     pthread_mutex_destroy(&h->rlock);
     pthread_mutex_destroy(&h->mlock);
+    free(h->decs);
+    h->decs = NULL;
     h->used = 0;
     h->dying = 0;
     h->refs = 0;

@@ -20,8 +20,7 @@
 #include "logpack.h"
 #include "logwrite.h"
 
-/* EVENTS blocks hold the stream's records as they are (shm_layout.h): the
- * in-memory record is the on-disk one (log_format.h). */
+/* EVENTS blocks hold 32-byte records (log_format.h), struct pt_rec. */
 _Static_assert(sizeof(struct pt_rec) == PT_LOGF_REC_HDR, "record header size");
 _Static_assert(offsetof(struct pt_rec, commit) == PT_LOGF_R_COMMIT &&
                    offsetof(struct pt_rec, id) == PT_LOGF_R_ID &&
@@ -283,14 +282,14 @@ static int emit_sys(struct pt_handle *h, struct pt_flush *f)
             if (sys_anchor_changes(f, i, &cur)) {
                 cur = f->sys[i].at;
                 struct pt_rec a = { .id = 0, .ts = cur.a_ticks, .addr = (uint64_t)cur.a_ns };
-                atomic_store_explicit(&a.commit, PT_COMMIT(PT_REC_ANCHOR, PT_REC_HDR),
+                atomic_store_explicit(&a.commit, PT_LOGF_COMMIT(PT_LOGF_REC_ANCHOR, PT_REC_HDR),
                                       memory_order_relaxed);
                 memcpy(p, &a, PT_REC_HDR);
                 p += PT_REC_HDR;
             }
             uint32_t rs = sys_size(f, i);
             struct pt_rec r = f->sys[i].r;
-            atomic_store_explicit(&r.commit, PT_COMMIT(PT_REC_EVENT, rs), memory_order_relaxed);
+            atomic_store_explicit(&r.commit, PT_LOGF_COMMIT(PT_LOGF_REC_EVENT, rs), memory_order_relaxed);
             memcpy(p, &r, PT_REC_HDR);
             memset(p + PT_REC_HDR, 0, rs - PT_REC_HDR);
             memcpy(p + PT_REC_HDR, f->sys[i].data, f->sys[i].len);
@@ -355,21 +354,26 @@ static int64_t pack_fragment(struct pt_handle *h, struct pt_flush *f, uint32_t i
     int64_t left_out = 0;
     bool full = false;
     for (uint32_t off = 0; off < n;) {
-        struct pt_rec rec;
-        memcpy(&rec, src + off, sizeof rec); /* read once: writers' memory */
-        uint32_t c = atomic_load_explicit(&rec.commit, memory_order_relaxed);
-        uint32_t size = PT_COMMIT_SIZE(c);
-        bool anchor = PT_COMMIT_TYPE(c) == PT_REC_ANCHOR;
-        if ((!anchor && PT_COMMIT_TYPE(c) != PT_REC_EVENT) || size > n - off ||
-            !pt_chain_rec_sane(s, c, &rec, from + off)) {
+        /* read once: writers' memory (the commit word was read with acquire by the walk) */
+        uint32_t c = pt_rd32(src + off);
+        struct pt_drec o = { 0 };
+        if (!pt_chain_peek(s, &h->decs[i], src + off, c, from + off, &o) || o.size > n - off) {
             *bad = true;
             break;
         }
-        if (!full && !pt_pack_put(pk, &rec, anchor, src + off + PT_REC_HDR)) {
+        pt_dec_apply(&h->decs[i], &o);
+        off += o.size;
+        if (o.type == PT_REC_CLASS)
+            continue;
+        bool anchor = o.type == PT_REC_ANCHOR;
+        struct pt_rec rec = { .id = anchor ? 0 : o.id, .ts = o.ts, .addr = o.addr,
+                              .len = anchor ? 0 : o.len, .flags = anchor ? 0 : o.flags };
+        const unsigned char *data = src + off - o.size + (anchor ? 0 : o.doff);
+        if (!full && !pt_pack_put(pk, &rec, anchor, data)) {
             full = log_full(h, f);
             if (!full) {
                 pack_open(h, f, i, ch);
-                if (!pt_pack_put(pk, &rec, anchor, src + off + PT_REC_HDR)) {
+                if (!pt_pack_put(pk, &rec, anchor, data)) {
                     *bad = true; /* larger than a block: not a record a writer makes */
                     break;
                 }
@@ -379,7 +383,6 @@ static int64_t pack_fragment(struct pt_handle *h, struct pt_flush *f, uint32_t i
             left_out++;
         else if (!anchor)
             pt_logw_count_event(f->w); /* in this block: lost if its write fails */
-        off += size;
     }
     r->has_anchor = pk->has_a;
     r->anchor_ts = pk->a_ticks;

@@ -72,6 +72,8 @@ enum {
     PT_LOGF_R_FLAGS = 28, /* u32 */
 };
 _Static_assert(PT_LOGF_R_FLAGS + 4 == PT_LOGF_REC_HDR, "record header");
+enum { PT_LOGF_REC_EVENT = 1, PT_LOGF_REC_ANCHOR = 2 }; /* the commit word's type */
+#define PT_LOGF_COMMIT(type, size) (((uint32_t)(type) << 24) | (uint32_t)(size))
 
 /* ---- a STATUS block's payload: posix_trace_status_info, flags, lost ---- */
 enum {

@@ -48,6 +48,7 @@ void pt_chain_follow(struct pt_rslot *r, uint64_t rh)
     r->delivered = 0;
     r->has_anchor = 0;
     r->seq_known = 0;
+    r->dec_ok = 0;
 }
 
 /*
@@ -162,7 +163,7 @@ void pt_chain_abandon_pending(struct pt_handle *h, uint32_t i)
     if (r->chunk >= s->nchunks || r->off >= pt_chunk_room(s) + PT_END_BYTES - 4 ||
         atomic_load_explicit(&pt_slots(s)[i].state, memory_order_acquire) != PT_SLOT_ORPHAN)
         return;
-    _Atomic uint32_t *c = &pt_rec_at(pt_chunk(s, r->chunk), r->off)->commit;
+    _Atomic uint32_t *c = pt_commit_at(pt_rec_at(pt_chunk(s, r->chunk), r->off));
     uint32_t v = atomic_load_explicit(c, memory_order_acquire);
     if (PT_COMMIT_TYPE(v) == PT_REC_PENDING && atomic_compare_exchange_strong(c, &v, 0))
         pt_note_loss(s, 1, 0);
@@ -182,7 +183,8 @@ void pt_chain_reclaim_orphan(struct pt_handle *h, uint32_t i)
     if (chunk != PT_NONE) {
         struct pt_chunk *ch = pt_chunk(s, chunk);
         uint32_t c = r->off < pt_chunk_room(s) + PT_END_BYTES - 4
-                         ? atomic_load_explicit(&pt_rec_at(ch, r->off)->commit, memory_order_acquire)
+                         ? atomic_load_explicit(pt_commit_at(pt_rec_at(ch, r->off)),
+                                                memory_order_acquire)
                          : 0;
         if (c != 0 || atomic_load_explicit(&ch->next, memory_order_acquire) != PT_NONE) {
             atomic_store(&sl->state, PT_SLOT_ORPHAN); /* not drained after all */
@@ -237,6 +239,11 @@ PT_STEP int enter(struct pt_handle *h, uint32_t i, uint64_t *lost, bool records)
         r->bad = 1;
         return PT_CONS_NONE;
     }
+    if (!r->dec_ok) { /* a chunk followed: its records decode from its ts0 (validated
+                         with what is read from it, pt_cons_stolen) */
+        pt_dec_reset(&h->decs[i], pt_chunk(s, r->chunk)->ts0);
+        r->dec_ok = 1;
+    }
     return LOOK_AT;
 }
 
@@ -272,61 +279,68 @@ static void skip_chunk(struct pt_handle *h, uint32_t i)
     h->rs[i].off = pt_chunk_room(h->shm); /* reads as "no more" until a next appears */
 }
 
-/* The reader's read of the record at r->off: its commit word, then its
- * header, then the chunk's next, then the seqlock re-check. */
+/* The reader's read of the record at r->off: its commit word, then the
+ * record (a PENDING one's stamp, and the word again: the writer overwrites
+ * the stamp as it writes), then the chunk's next, then the seqlock
+ * re-check. Anchors and classes are consumed on the way. */
 PT_STEP int look_record(struct pt_handle *h, uint32_t i, struct pt_cons_rec *p, uint32_t *next)
 {
     struct pt_shm *s = h->shm;
     struct pt_slot *sl = &pt_slots(s)[i];
     struct pt_rslot *r = &h->rs[i];
     struct pt_chunk *ch = pt_chunk(s, r->chunk);
-    uint32_t commit = 0;
-    if (r->off < pt_chunk_room(s) + PT_END_BYTES - 4)
-        commit = atomic_load_explicit(&pt_rec_at(ch, r->off)->commit, memory_order_acquire);
-    struct pt_rec *rec = pt_rec_at(ch, r->off);
-    if (commit != 0 && PT_COMMIT_TYPE(commit) != PT_REC_END) {
-        if (r->off + PT_REC_HDR <= pt_chunk_room(s) + PT_END_BYTES)
-            memcpy(&p->rec, rec, sizeof p->rec);
-        else /* a PENDING where the END goes: only its 16 bytes are there */
-            p->rec.ts = rec->ts;
-        p->pid = ch->pid;
-        p->thread = ch->thread;
+    unsigned char *rec = pt_rec_at(ch, r->off);
+    uint32_t commit = 0, type = 0;
+    bool ok = false;
+    if (r->off < pt_chunk_room(s) + PT_END_BYTES - 4 && r->off % 4 == 0)
+        commit = atomic_load_explicit(pt_commit_at(rec), memory_order_acquire);
+    type = PT_COMMIT_TYPE(commit);
+    if (type == PT_REC_PENDING) {
+        p->rec.ts = atomic_load_explicit((_Atomic uint64_t *)pt_pending_ts(rec),
+                                         memory_order_relaxed);
+        atomic_thread_fence(memory_order_acquire);
+        if (atomic_load_explicit(pt_commit_at(rec), memory_order_relaxed) != commit)
+            return LOOK_AGAIN; /* written meanwhile */
+    } else if (commit != 0 && type != PT_REC_END) {
+        ok = pt_chain_peek(s, &h->decs[i], rec, commit, r->off, &p->rec);
     }
+    p->pid = ch->pid;
+    p->thread = ch->thread;
     *next = atomic_load_explicit(&ch->next, memory_order_acquire);
     if (pt_cons_stolen(sl, r))
         return LOOK_AGAIN; /* stolen while we looked */
     if (commit == 0) {
         if (*next != PT_NONE && r->off >= pt_chunk_room(s))
-            commit = PT_COMMIT(PT_REC_END, PT_END_BYTES); /* past a corrupt tail */
+            type = PT_REC_END; /* past a corrupt tail */
         else {
             if (is_orphan(sl))
                 pt_chain_reclaim_orphan(h, i);
             return PT_CONS_NONE;
         }
     }
-    if (PT_COMMIT_TYPE(commit) == PT_REC_PENDING) {
+    if (type == PT_REC_PENDING) {
         if (is_orphan(sl)) {
             pt_chain_abandon_pending(h, i); /* its writer died mid-record */
             return LOOK_AGAIN;
         }
-        return PT_CONS_PENDING; /* p->rec.ts was copied after the acquire load */
+        return PT_CONS_PENDING; /* p->rec.ts read while the word was PENDING */
     }
-    if (!pt_chain_rec_sane(s, commit, &p->rec, r->off) && PT_COMMIT_TYPE(commit) != PT_REC_END) {
+    if (type == PT_REC_END)
+        return LOOK_END;
+    if (!ok) {
         skip_chunk(h, i);
         return LOOK_AGAIN;
     }
-    switch (PT_COMMIT_TYPE(commit)) {
-    case PT_REC_ANCHOR:
+    if (p->rec.type == PT_REC_EVENT)
+        return PT_CONS_REC;
+    if (p->rec.type == PT_REC_ANCHOR) {
         r->anchor_ts = p->rec.ts;
         r->anchor_ns = (int64_t)p->rec.addr;
         r->has_anchor = 1;
-        r->off += PT_REC_HDR;
-        return LOOK_AGAIN;
-    case PT_REC_END:
-        return LOOK_END;
-    default:
-        return PT_CONS_REC;
     }
+    pt_dec_apply(&h->decs[i], &p->rec); /* a class */
+    r->off += p->rec.size;
+    return LOOK_AGAIN;
 }
 
 /* The committed records from r->off: up to an END record (x->end), a
@@ -335,11 +349,12 @@ PT_STEP int look_record(struct pt_handle *h, uint32_t i, struct pt_cons_rec *p, 
  * anchor in effect there (x->first comes in with the anchor in effect at
  * r->off). Returns the end offset. */
 static uint32_t walk(struct pt_shm *s, struct pt_chunk *ch, uint32_t off,
-                     struct pt_cons_extent *x)
+                     const struct pt_dec *from, struct pt_cons_extent *x)
 {
+    struct pt_dec d = *from;
     while (off < pt_chunk_room(s) + PT_END_BYTES - 4) {
-        struct pt_rec *r = pt_rec_at(ch, off);
-        uint32_t c = atomic_load_explicit(&r->commit, memory_order_acquire);
+        unsigned char *r = pt_rec_at(ch, off);
+        uint32_t c = atomic_load_explicit(pt_commit_at(r), memory_order_acquire);
         if (c == 0)
             break;
         if (PT_COMMIT_TYPE(c) == PT_REC_PENDING) {
@@ -350,25 +365,21 @@ static uint32_t walk(struct pt_shm *s, struct pt_chunk *ch, uint32_t off,
             x->end = true;
             break;
         }
-        if (off + PT_REC_HDR > pt_chunk_room(s) + PT_END_BYTES) {
-            x->bad = true; /* no room for a record here: corrupt */
-            break;
-        }
-        struct pt_rec copy;
-        memcpy(&copy, r, sizeof copy);
-        if (!pt_chain_rec_sane(s, c, &copy, off)) {
+        struct pt_drec o;
+        if (!pt_chain_peek(s, &d, r, c, off, &o)) {
             x->bad = true;
             break;
         }
-        if (PT_COMMIT_TYPE(c) == PT_REC_ANCHOR) {
+        pt_dec_apply(&d, &o);
+        if (o.type == PT_REC_ANCHOR) {
             if (x->nev == 0)
-                x->first = (struct pt_stamp){ 0, true, copy.ts, (int64_t)copy.addr };
-        } else {
+                x->first = (struct pt_stamp){ 0, true, o.ts, (int64_t)o.addr };
+        } else if (o.type == PT_REC_EVENT) {
             if (x->nev == 0)
-                x->first.ts = copy.ts;
+                x->first.ts = o.ts;
             x->nev++;
         }
-        off += PT_COMMIT_SIZE(c);
+        off += o.size;
     }
     return off;
 }
@@ -381,9 +392,9 @@ static bool closed_whole(struct pt_shm *s, struct pt_cons_extent *x)
     if (atomic_load_explicit(&ch->next, memory_order_acquire) == PT_NONE)
         return false;
     uint32_t e = atomic_load_explicit(&ch->end, memory_order_relaxed);
-    struct pt_rec *r = pt_rec_at(ch, e <= pt_chunk_room(s) ? e : 0); /* END fits past room */
-    if (e > pt_chunk_room(s) || e % 8 != 0 ||
-        atomic_load_explicit(&r->commit, memory_order_relaxed) !=
+    unsigned char *r = pt_rec_at(ch, e <= pt_chunk_room(s) ? e : 0); /* END fits past room */
+    if (e > pt_chunk_room(s) || e % 4 != 0 ||
+        atomic_load_explicit(pt_commit_at(r), memory_order_relaxed) !=
             PT_COMMIT(PT_REC_END, PT_END_BYTES))
         return false; /* not as expected: walk it */
     x->to = e;
@@ -413,7 +424,7 @@ PT_STEP int look_extent(struct pt_handle *h, uint32_t i, const struct pt_cons_dr
     }
     /* a whole closed chunk needs no walk, unless a gap's events need its first stamp */
     if (r->off != 0 || r->gap != 0 || !closed_whole(s, &x))
-        x.to = walk(s, x.ch, r->off, &x);
+        x.to = walk(s, x.ch, r->off, &h->decs[i], &x);
     if (x.to > r->off && (x.end || d->partial || x.bad)) {
         if (!d->take(h, i, &x, d->ctx))
             return LOOK_AGAIN; /* stolen: resync */
@@ -467,6 +478,12 @@ PT_STEP int look(struct pt_handle *h, uint32_t i, bool records, struct pt_cons_r
         left_from(d, 0);
     }
     return PT_CONS_NONE;
+}
+
+void pt_cons_past(struct pt_handle *h, uint32_t i, const struct pt_cons_rec *p)
+{
+    h->rs[i].off += p->rec.size;
+    pt_dec_apply(&h->decs[i], &p->rec);
 }
 
 int pt_cons_record(struct pt_handle *h, uint32_t i, struct pt_cons_rec *p)

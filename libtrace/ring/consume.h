@@ -47,6 +47,8 @@ struct pt_rslot {             /* the consumer's view of one writer slot */
     int has_anchor;
     int bad;                  /* its chain is corrupt: reported once, no longer followed */
     int seq_known;            /* seq holds the seq of chunk (set when advancing) */
+    int dec_ok;               /* its decoder (the handle's decs[i]: the records of chunk up
+                                 to off, recfmt.h) is set, from the chunk's ts0 */
     uint64_t seq;
 };
 
@@ -66,17 +68,20 @@ enum {
     PT_CONS_CUT = 3,      /* flusher: its next chunk is past the flush's limit */
 };
 
-/* The reader's view: a record's header, copied, and its chunk's writer. */
+/* The reader's view: an event decoded (PENDING: rec.ts its stamp), and its
+ * chunk's writer. */
 struct pt_cons_rec {
-    struct pt_rec rec;
+    struct pt_drec rec;
     uint32_t pid;
     uint64_t thread;
 };
 
-/* Slot i's next event from the read position, anchors consumed on the way.
- * PT_CONS_REC: it is at r->off, its header in *p (the consumer moves r->off
- * past it once it has copied it and checked pt_cons_stolen). */
+/* Slot i's next event from the read position, anchors and classes consumed
+ * on the way. PT_CONS_REC: it is at r->off, decoded in *p (the consumer
+ * moves past it with pt_cons_past once it has copied it and checked
+ * pt_cons_stolen). */
 int pt_cons_record(struct pt_handle *h, uint32_t i, struct pt_cons_rec *p);
+void pt_cons_past(struct pt_handle *h, uint32_t i, const struct pt_cons_rec *p);
 
 /* A stamp in ticks and the anchor (ticks, CLOCK_REALTIME ns) it is
  * converted with (has_a 0: none). */

@@ -25,9 +25,12 @@
 
 #define PT_READER_NAP_NS (1000 * 1000) /* 1 ms */
 
-void pt_reader_init(struct pt_handle *h)
+int pt_reader_init(struct pt_handle *h)
 {
     struct pt_shm *s = h->shm;
+    h->decs = calloc(PT_NSLOTS, sizeof *h->decs);
+    if (h->decs == NULL)
+        return ENOMEM;
     for (uint32_t i = 0; i < PT_NSLOTS; i++) {
         struct pt_rslot *r = &h->rs[i];
         memset(r, 0, sizeof *r);
@@ -37,6 +40,7 @@ void pt_reader_init(struct pt_handle *h)
     }
     h->ticks_per_ns = s->ticks_per_ns > 0 ? s->ticks_per_ns : 1.0;
     h->lost_reported = atomic_load(&s->lost);
+    return 0;
 }
 
 static int64_t ticks_to_ns(struct pt_handle *h, struct pt_rslot *r, uint64_t ts)
@@ -96,7 +100,7 @@ static bool deliver(struct pt_handle *h, uint32_t i, const struct pt_cons_rec *p
     struct pt_chunk *ch = pt_chunk(s, r->chunk);
     size_t n = p->rec.len < num ? p->rec.len : num;
     if (n)
-        memcpy(data, pt_rec_at(ch, r->off) + 1, n);
+        memcpy(data, pt_rec_at(ch, r->off) + p->rec.doff, n);
     if (pt_cons_stolen(&pt_slots(s)[i], r))
         return false;
     ev->posix_event_id = p->rec.id;
@@ -111,7 +115,7 @@ static bool deliver(struct pt_handle *h, uint32_t i, const struct pt_cons_rec *p
                                           ? POSIX_TRACE_TRUNCATED_RECORD
                                           : POSIX_TRACE_NOT_TRUNCATED;
     *len = n;
-    r->off += PT_REC_HDR + pt_round8(p->rec.len);
+    pt_cons_past(h, i, p);
     r->delivered++;
     return true;
 }
@@ -341,7 +345,7 @@ void pt_reader_drain(struct pt_handle *h)
     uint32_t hwm = atomic_load(&s->slots_hwm);
     for (uint32_t i = 0; i < hwm && i < PT_NSLOTS; i++) {
         while (pt_cons_record(h, i, &p) == PT_CONS_REC)
-            h->rs[i].off += PT_REC_HDR + pt_round8(p.rec.len);
+            pt_cons_past(h, i, &p);
     }
     h->nsynth = h->synth_pos = 0;
     h->stop_reported = 0;

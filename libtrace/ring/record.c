@@ -26,10 +26,38 @@
 #include "tagged.h"
 #include <posixtrace/events.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
 struct pt_wcur pt_wcurs[PT_MAX_ATTACH * PT_NSLOTS];
+
+/*
+ * The writers' class caches (ring.h), one per cursor, are mapped when the
+ * process first takes a slot (1 MiB of address space, pages touched as
+ * they are used) rather than in the library's bss: every traced program
+ * maps that when it loads, under whatever memory limit it runs. A cursor
+ * that gets none records EVENT records.
+ */
+struct pt_rclass pt_wcache_none[PT_WCACHE]; /* never written */
+static _Atomic(struct pt_rclass *) wcache_area;
+
+static struct pt_rclass *wcache_for(uint32_t k)
+{
+    struct pt_rclass *a = atomic_load_explicit(&wcache_area, memory_order_acquire);
+    if (a == NULL) {
+        size_t n = sizeof *a * PT_WCACHE * PT_MAX_ATTACH * PT_NSLOTS;
+        void *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
+                       MAP_NORESERVE, -1, 0);
+        if (m == MAP_FAILED)
+            return pt_wcache_none;
+        if (atomic_compare_exchange_strong(&wcache_area, &a, (struct pt_rclass *)m))
+            a = m;
+        else
+            munmap(m, n); /* another thread's is in place (a) */
+    }
+    return a + (size_t)k * PT_WCACHE;
+}
 
 void pt_wake_readers(struct pt_shm *s)
 {
@@ -148,11 +176,21 @@ static uint32_t take_free(struct pt_shm *s, uint32_t w)
 /* Tell the reader a record stamped ts is being written at pos: it reports
  * no later-stamped event until the commit word changes (ts 0: stamp unknown,
  * it reports nothing). */
+static inline unsigned char *rec_at_pos(struct pt_shm *s, uint64_t pos)
+{
+    return (unsigned char *)s + pos;
+}
+
+static inline _Atomic uint32_t *commit_at_pos(struct pt_shm *s, uint64_t pos)
+{
+    return pt_commit_at(rec_at_pos(s, pos));
+}
+
 static inline void announce(struct pt_shm *s, uint64_t pos, uint64_t ts)
 {
-    struct pt_rec *r = (struct pt_rec *)((char *)s + pos);
-    r->ts = ts;
-    atomic_store_explicit(&r->commit, PT_COMMIT(PT_REC_PENDING, 0), memory_order_release);
+    unsigned char *r = rec_at_pos(s, pos);
+    atomic_store_explicit((_Atomic uint64_t *)pt_pending_ts(r), ts, memory_order_relaxed);
+    atomic_store_explicit(pt_commit_at(r), PT_COMMIT(PT_REC_PENDING, 0), memory_order_release);
 }
 
 static void init_chunk(struct pt_shm *s, struct pt_slot *sl, const struct pt_wcur *w,
@@ -166,12 +204,8 @@ static void init_chunk(struct pt_shm *s, struct pt_slot *sl, const struct pt_wcu
     atomic_store_explicit(&ch->nrec, 0, memory_order_relaxed);
     ch->pid = w->pid;
     ch->thread = w->thread;
+    ch->ts0 = ts;
     announce(s, pt_chunk_data_off(s, c), ts); /* visible once linked */
-}
-
-static struct pt_rec *rec_at_pos(struct pt_shm *s, uint64_t pos)
-{
-    return (struct pt_rec *)((char *)s + pos);
 }
 
 /* Blocking writers (block.c): the stream is full and its consumer may make
@@ -185,7 +219,7 @@ static uint32_t wait_room(struct pt_shm *s, struct pt_wcur *cur, uint32_t w, uin
 {
     int64_t deadline = pt_block_deadline(s);
     bool announced = cur->wend != 0; /* as write_event did */
-    _Atomic uint32_t *commit = &rec_at_pos(s, cur->wpos)->commit;
+    _Atomic uint32_t *commit = commit_at_pos(s, cur->wpos);
     for (;;) {
         if (announced)
             atomic_store_explicit(commit, 0, memory_order_release);
@@ -256,8 +290,8 @@ static bool switch_chunk(struct pt_shm *s, struct pt_slot *sl, struct pt_wcur *c
         atomic_store_explicit(&och->nrec, cur->nrec, memory_order_relaxed);
         atomic_store_explicit(&och->end, w, memory_order_relaxed); /* what was charged */
         /* END before next: a chunk with a next is finished for good. */
-        atomic_store_explicit(&rec_at_pos(s, cur->wpos)->commit,
-                              PT_COMMIT(PT_REC_END, PT_END_BYTES), memory_order_release);
+        atomic_store_explicit(commit_at_pos(s, cur->wpos), PT_COMMIT(PT_REC_END, PT_END_BYTES),
+                              memory_order_release);
         atomic_store_explicit(&och->next, c, memory_order_release);
     } else {
         uint64_t rh = atomic_load_explicit(&sl->rhead, memory_order_relaxed);
@@ -269,77 +303,153 @@ static bool switch_chunk(struct pt_shm *s, struct pt_slot *sl, struct pt_wcur *c
     cur->wpos = pt_chunk_data_off(s, c);
     cur->wend = cur->wpos + pt_chunk_room(s);
     cur->anchor_ts = ts - PT_ANCHOR_TICKS; /* the first record gets an anchor */
+    cur->prev_ts = ts;                     /* the chunk's ts0 */
+    cur->ncls = 0;
+    if (cur->cache != pt_wcache_none)
+        memset(cur->cache, 0, PT_WCACHE * sizeof *cur->cache);
     return true;
 }
 
-/* Write one record of `size` bytes at pos (room checked by the caller) and
- * publish it: zero the next commit word, then store this one with release
- * order. */
-static inline void put_record_at(struct pt_shm *s, uint64_t pos, uint32_t size, uint32_t type,
-                                 trace_event_id_t id, uint64_t ts, uint64_t addr,
-                                 const void *data, uint32_t len, uint32_t rflags)
+/* Publish the record of `size` bytes at pos, its body written: the next
+ * record's commit word is `next` (0, or PENDING with its stamp already
+ * stored, announce()), then this one's `commit` (release). */
+static inline void publish(struct pt_shm *s, uint64_t pos, uint32_t size, uint32_t commit,
+                           uint32_t next)
 {
-    struct pt_rec *r = rec_at_pos(s, pos);
-    announce(s, pos, ts);
-    r->id = id;
-    r->addr = addr;
-    r->len = len;
-    r->flags = rflags;
-    pt_copy_small(r + 1, data, len);
-    atomic_store_explicit(&rec_at_pos(s, pos + size)->commit, 0, memory_order_relaxed);
-    atomic_store_explicit(&r->commit, PT_COMMIT(type, size), memory_order_release);
+    atomic_store_explicit(commit_at_pos(s, pos + size), next, memory_order_relaxed);
+    atomic_store_explicit(commit_at_pos(s, pos), commit, memory_order_release);
 }
 
-/* The same at the cursor, which moves past it first (the cursor is this
- * thread's alone at this nesting level: nothing reads it meanwhile). */
-static inline void put_record(struct pt_shm *s, struct pt_wcur *cur, uint32_t type,
-                              trace_event_id_t id, uint64_t ts, uint64_t addr,
-                              const void *data, uint32_t len, uint32_t rflags)
+/* A compact event of class cl at pos (room checked by the caller), delta
+ * ticks after the previous one. */
+static inline void put_compact_at(struct pt_shm *s, uint64_t pos, const struct pt_rclass *cl,
+                                  uint64_t ts, uint32_t delta, const void *data, uint32_t len)
+{
+    unsigned char *r = rec_at_pos(s, pos);
+    announce(s, pos, ts);
+    uint32_t hdr = 4;
+    if (cl->varlen) {
+        memcpy(r + 4, &len, 4);
+        hdr = 8;
+    }
+    pt_copy_small(r + hdr, data, len);
+    publish(s, pos, hdr + pt_round4(len), PT_COMPACT(cl->cls, delta), 0);
+}
+
+/* A record that goes before the event stamped ts (an ANCHOR, a CLASS) at
+ * the cursor: the event stays announced past it. */
+static void put_aux(struct pt_shm *s, struct pt_wcur *cur, uint32_t type, uint32_t size,
+                    const unsigned char body[], uint64_t ts)
 {
     uint64_t pos = cur->wpos;
-    uint32_t size = PT_REC_HDR + pt_round8(len);
+    unsigned char *r = rec_at_pos(s, pos);
+    memcpy(r + 4, body + 4, size - 4);
     cur->wpos = pos + size;
-    put_record_at(s, pos, size, type, id, ts, addr, data, len, rflags);
+    unsigned char *n = rec_at_pos(s, cur->wpos);
+    atomic_store_explicit((_Atomic uint64_t *)pt_pending_ts(n), ts, memory_order_relaxed);
+    publish(s, pos, size, PT_COMMIT(type, size), PT_COMMIT(PT_REC_PENDING, 0));
 }
 
 /* An anchor pairs the tick counter with CLOCK_REALTIME for the reader. */
-static void write_anchor(struct pt_shm *s, struct pt_wcur *cur)
+static void write_anchor(struct pt_shm *s, struct pt_wcur *cur, uint64_t ts)
 {
     int64_t ns;
-    uint64_t ts = pt_tsc_pair(CLOCK_REALTIME, &ns);
-    put_record(s, cur, PT_REC_ANCHOR, 0, ts, (uint64_t)ns, NULL, 0, 0);
-    cur->anchor_ts = ts;
+    unsigned char b[PT_ANCHOR_BYTES];
+    uint64_t t = pt_tsc_pair(CLOCK_REALTIME, &ns);
+    pt_enc_anchor(b, t, ns);
+    put_aux(s, cur, PT_REC_ANCHOR, PT_ANCHOR_BYTES, b, ts);
+    cur->anchor_ts = t;
 }
 
-/* The general case: chunk switch and anchors as needed. A switch that
- * waited for room (block.c) gives the event a new stamp; a call's duration
- * in its payload stays the call's own, without the wait. */
+/* How an event is written (write_event): compact with a class (cl; `define`:
+ * defined first, in slot cl), or as an EVENT record (cl NULL). */
+struct plan {
+    struct pt_rclass *cl;
+    bool define;
+    bool varlen;
+    uint32_t size;
+};
+
+static void plan_event(struct pt_wcur *cur, trace_event_id_t id, uint64_t ts, uint64_t addr,
+                       uint32_t len, uint32_t rflags, struct plan *p)
+{
+    struct pt_rclass *cl = &cur->cache[pt_wcache_at(addr, id)];
+    bool site = cl->cls != 0 && cl->addr == addr && cl->id == id;
+    p->cl = NULL;
+    p->define = false;
+    if (rflags == 0 && ts - cur->prev_ts < PT_DELTA_LIMIT && cur->cache != pt_wcache_none) {
+        if (site && (cl->varlen || cl->len == len)) {
+            p->cl = cl;
+            p->varlen = cl->varlen;
+        } else if (cur->ncls < PT_NCLASS) {
+            p->cl = cl;
+            p->define = true;
+            p->varlen = site; /* the site's length varies: VARLEN from now on */
+        }
+    }
+    p->size = p->cl ? pt_compact_size(p->varlen, len) + (p->define ? PT_CLASS_BYTES : 0)
+                    : PT_FULL_HDR + pt_round4(len);
+}
+
+/* The event as planned, at the cursor (room checked). */
+static void put_event(struct pt_shm *s, struct pt_wcur *cur, const struct plan *p,
+                      trace_event_id_t id, uint64_t ts, uint64_t addr, const void *data,
+                      uint32_t len, uint32_t rflags)
+{
+    if (p->cl == NULL) {
+        uint64_t pos = cur->wpos;
+        unsigned char *r = rec_at_pos(s, pos);
+        uint32_t size = PT_FULL_HDR + pt_round4(len);
+        announce(s, pos, ts);
+        pt_enc_full(r, id, rflags, len, ts, addr);
+        pt_copy_small(r + PT_FULL_HDR, data, len);
+        cur->wpos = pos + size;
+        publish(s, pos, size, PT_COMMIT(PT_REC_EVENT, size), 0);
+    } else {
+        if (p->define) {
+            unsigned char b[PT_CLASS_BYTES];
+            *p->cl = (struct pt_rclass){ .addr = addr, .len = len, .id = (uint16_t)id,
+                                         .varlen = p->varlen, .cls = (uint8_t)++cur->ncls };
+            pt_enc_class(b, p->cl);
+            put_aux(s, cur, PT_REC_CLASS, PT_CLASS_BYTES, b, ts);
+        }
+        uint64_t pos = cur->wpos;
+        cur->wpos = pos + pt_compact_size(p->varlen, len);
+        put_compact_at(s, pos, p->cl, ts, (uint32_t)(ts - cur->prev_ts), data, len);
+    }
+    cur->prev_ts = ts;
+}
+
+/* The general case: chunk switch, anchors and classes as needed. A switch
+ * that waited for room (block.c) gives the event a new stamp; a call's
+ * duration in its payload stays the call's own, without the wait. */
 static bool write_event(struct pt_shm *s, struct pt_slot *sl, struct pt_wcur *cur,
                         struct pt_thread *t, trace_event_id_t id, uint64_t ts,
                         const void *data, uint32_t len, uint64_t addr, uint32_t rflags)
 {
-    uint32_t size = PT_REC_HDR + pt_round8(len);
     bool tsc = s->clock_mode == PT_CLOCK_TSC;
     bool anchor = ts - cur->anchor_ts >= PT_ANCHOR_TICKS;
     if (cur->wchunk != PT_NONE && cur->wend != 0)
         announce(s, cur->wpos, ts); /* before the chunk switch or the anchor */
-    uint64_t need = size + (anchor && tsc ? PT_REC_HDR : 0);
+    struct plan p;
+    plan_event(cur, id, ts, addr, len, rflags, &p);
+    uint64_t need = p.size + (anchor && tsc ? PT_ANCHOR_BYTES : 0);
     if (cur->wpos + need > cur->wend) {
         if (!switch_chunk(s, sl, cur, t, &ts)) {
             if (cur->wchunk != PT_NONE) /* withdraw the announcement */
-                atomic_store_explicit(&rec_at_pos(s, cur->wpos)->commit, 0,
-                                      memory_order_release);
+                atomic_store_explicit(commit_at_pos(s, cur->wpos), 0, memory_order_release);
             return false;
         }
         anchor = true;
+        plan_event(cur, id, ts, addr, len, rflags, &p);
     }
     if (anchor) {
         if (tsc)
-            write_anchor(s, cur);
+            write_anchor(s, cur, ts);
         else
             cur->anchor_ts = ts;
     }
-    put_record(s, cur, PT_REC_EVENT, id, ts, addr, data, len, rflags);
+    put_event(s, cur, &p, id, ts, addr, data, len, rflags);
     cur->nrec++;
     return true;
 }
@@ -372,7 +482,7 @@ static uint32_t adopted_chunk(struct pt_shm *s, struct pt_slot *sl)
 
 /* An orphan's cursor, found again from the chunk itself (nothing of the
  * previous writer's cursor is in shared memory): its records are walked
- * from the chunk's start, each checked (pt_chain_rec_sane), up to the
+ * from the chunk's start, each decoded and checked (pt_chain_peek), up to the
  * first commit word that is not a whole record. Its writer may have died in
  * the middle of a record (its process was killed, or exec'd while another
  * thread recorded): a record announced but never committed is withdrawn
@@ -390,19 +500,22 @@ static void adopt_cursor(struct pt_shm *s, struct pt_slot *sl, struct pt_wcur *w
     }
     uint64_t base = pt_chunk_data_off(s, w->wchunk);
     uint32_t off = 0, room = pt_chunk_room(s);
+    struct pt_dec d; /* sizes of compact events need the chunk's classes */
+    pt_dec_reset(&d, 0);
     while (off < room) {
-        struct pt_rec *r = rec_at_pos(s, base + off);
-        uint32_t c = atomic_load_explicit(&r->commit, memory_order_acquire);
+        unsigned char *r = rec_at_pos(s, base + off);
+        uint32_t c = atomic_load_explicit(pt_commit_at(r), memory_order_acquire);
+        struct pt_drec o;
         if (PT_COMMIT_TYPE(c) == PT_REC_PENDING) {
-            if (atomic_compare_exchange_strong(&r->commit, &c, 0))
+            if (atomic_compare_exchange_strong(pt_commit_at(r), &c, 0))
                 pt_note_loss(s, 1, 0);
             break;
         }
-        if (c == 0 || (PT_COMMIT_TYPE(c) != PT_REC_EVENT && PT_COMMIT_TYPE(c) != PT_REC_ANCHOR) ||
-            !pt_chain_rec_sane(s, c, r, off) || off + PT_COMMIT_SIZE(c) > room)
+        if (c == 0 || !pt_chain_peek(s, &d, r, c, off, &o) || off + o.size > room)
             break;
-        w->nrec += PT_COMMIT_TYPE(c) == PT_REC_EVENT;
-        off += PT_COMMIT_SIZE(c);
+        pt_dec_apply(&d, &o);
+        w->nrec += o.type == PT_REC_EVENT;
+        off += o.size;
     }
     w->wpos = base + off;
 }
@@ -420,6 +533,7 @@ static struct pt_slot *acquire_slot(struct pt_shm *s, struct pt_thread *t, uint3
                 continue;
             atomic_fetch_add_explicit(&sl->gen, 1, memory_order_relaxed);
             struct pt_wcur *w = &pt_wcurs[att * PT_NSLOTS + i];
+            w->cache = wcache_for(att * PT_NSLOTS + i);
             if (want == PT_SLOT_ORPHAN) {
                 adopt_cursor(s, sl, w);
             } else {
@@ -611,16 +725,20 @@ record_fast(struct pt_shm *s, uint32_t att, struct pt_thread *t, trace_event_id_
     uint64_t ts = pt_rdtsc();
     if (t0 != 0)
         put_duration(s, ts, t0, data);
-    uint32_t size = PT_REC_HDR + pt_round8(len);
-    uint64_t pos = w->wpos;
-    if (unlikely(ts - w->anchor_ts >= PT_ANCHOR_TICKS || pos + size > w->wend)) {
+    const struct pt_rclass *cl = &w->cache[pt_wcache_at(addr, id)];
+    uint64_t pos = w->wpos, delta = ts - w->prev_ts;
+    uint32_t size = pt_compact_size(cl->varlen, (uint32_t)len);
+    if (unlikely(cl->addr != addr || cl->id != id || cl->cls == 0 ||
+                 (!cl->varlen && cl->len != len) || delta >= PT_DELTA_LIMIT ||
+                 ts - w->anchor_ts >= PT_ANCHOR_TICKS || pos + size > w->wend)) {
         if (!write_event(s, &pt_slots(s)[pt_slot_of(v)], w, t, id, ts, data, (uint32_t)len, addr,
                          0))
             pt_note_loss(s, 1, 0);
     } else {
         w->wpos = pos + size; /* the cursor first: then w need not live across the copy */
         w->nrec++;
-        put_record_at(s, pos, size, PT_REC_EVENT, id, ts, addr, data, (uint32_t)len, 0);
+        w->prev_ts = ts;
+        put_compact_at(s, pos, cl, ts, (uint32_t)delta, data, (uint32_t)len);
     }
     if (unlikely(atomic_load_explicit(&s->waiters, memory_order_relaxed) != 0))
         pt_wake_readers(s);
@@ -790,7 +908,7 @@ void pt_record_ctl(struct pt_shm *s, uint32_t *slot, struct pt_wcur *w, uint32_t
             sl->pid_start = 0; /* no process of its own: reap.c leaves it alone */
             sl->thread = 0;
             sl->wchunk = PT_NONE;
-            *w = (struct pt_wcur){ .wchunk = PT_NONE, .pid = pid };
+            *w = (struct pt_wcur){ .wchunk = PT_NONE, .pid = pid, .cache = pt_wcache_none };
             uint32_t hwm = atomic_load(&s->slots_hwm);
             while (hwm < i + 1 && !atomic_compare_exchange_weak(&s->slots_hwm, &hwm, i + 1))
                 ;

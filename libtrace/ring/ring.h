@@ -64,28 +64,41 @@ static inline size_t pt_max_data_of(size_t user_max)
 {
     return PT_RECORD_DATA_MAX(user_max);
 }
-/* The largest record of stream s. */
+/* The largest record of stream s: an EVENT record of the most data. */
 static inline size_t pt_max_record(const struct pt_shm *s)
 {
-    return PT_REC_HDR + pt_round8(pt_max_data_of(s->max_data));
+    return PT_FULL_HDR + pt_round4((uint32_t)pt_max_data_of(s->max_data));
 }
 
 /* ---- record.c ---- */
+#define PT_WCACHE 32u /* a writer's class cache entries (a power of two) */
 /* A writer's position in its slot's chain. Private to the writing process:
  * the shared slot is memory every process of the stream can write, so no
  * address the writer computes comes from it (doc/design.md, "Writers keep
  * their cursor"). One per (attachment, slot) of this process; the
  * controller's own slot has one in its handle. */
 struct pt_wcur {
-    alignas(PT_CACHELINE) uint64_t wpos; /* a line each: no false sharing between writers */      /* offset from the stream base of the next record */
+    alignas(PT_CACHELINE) uint64_t wpos; /* offset from the stream base of the next record */
     uint64_t wend;      /* a record must end at or before this; 0 forces a switch */
     uint64_t anchor_ts; /* ticks of the last anchor written */
+    uint64_t prev_ts;   /* the stamp the next compact event's delta is from (recfmt.h) */
     uint32_t wchunk;    /* chunk being filled, PT_NONE before the first */
     uint32_t nrec;      /* event records in it so far */
     uint64_t thread;    /* pthread_self() of the writer, for chunk headers */
     uint32_t pid;       /* the writer's pid, for chunk headers */
-    uint32_t pad_;
+    uint32_t ncls;      /* classes the chunk has defined */
+    /* the chunk's classes by (program address, id), PT_WCACHE entries,
+     * direct-mapped: a miss defines a new one (or writes an EVENT record
+     * once all are used); pt_wcache_none: no cache, EVENT records only */
+    struct pt_rclass *cache;
 };
+_Static_assert(sizeof(struct pt_wcur) == PT_CACHELINE, "a writer's cursor is one line");
+extern struct pt_rclass pt_wcache_none[PT_WCACHE];
+/* The cache entry of events from addr with type id. */
+static inline uint32_t pt_wcache_at(uint64_t addr, uint32_t id)
+{
+    return ((uint32_t)addr ^ (uint32_t)(addr >> 5) ^ id) % PT_WCACHE;
+}
 extern struct pt_wcur pt_wcurs[PT_MAX_ATTACH * PT_NSLOTS]; /* att * PT_NSLOTS + slot */
 _Static_assert(PT_MAX_ATTACH * PT_NSLOTS < 65536, "pt_thread.slot holds a cursor index");
 /* The stream's slot index of a pt_thread.slot value v (not 0). */
@@ -138,27 +151,19 @@ uint64_t pt_lost_for_status(struct pt_handle *h);
  * START with the filter. */
 bool pt_restart_full(struct pt_handle *h, pt_sys_put *put, uint64_t when);
 
-/* ---- a record of a chain, checked (the consumer, consume.c; an adopting writer) ---- */
-/* A record of a chain at chunk offset off, its header read into rec: well
- * formed and within the chunk (the memory is the writers': check before use). */
-static inline bool pt_chain_rec_sane(struct pt_shm *s, uint32_t commit, const struct pt_rec *rec,
-                                     uint32_t off)
+/* ---- a record of a chain, decoded and checked (the consumer, consume.c;
+ * the flusher; an adopting writer) ---- */
+/* The record p at chunk offset off, its commit word c (read with acquire),
+ * decoded with d: well formed and within the chunk (the memory is the
+ * writers': checked before use). */
+static inline bool pt_chain_peek(const struct pt_shm *s, const struct pt_dec *d,
+                                 const unsigned char *p, uint32_t c, uint32_t off,
+                                 struct pt_drec *o)
 {
-    uint32_t type = PT_COMMIT_TYPE(commit), size = PT_COMMIT_SIZE(commit);
-    if (size % 8 != 0 || off + size > pt_chunk_room(s) + PT_END_BYTES)
+    uint32_t lim = pt_chunk_room(s) + PT_END_BYTES;
+    if (off >= lim || off % 4 != 0)
         return false;
-    switch (type) {
-    case PT_REC_END:
-        return size == PT_END_BYTES;
-    case PT_REC_ANCHOR:
-        return size == PT_REC_HDR;
-    case PT_REC_EVENT: /* its header is inside the record before it is read */
-        return size >= PT_REC_HDR && rec->id <= PT_ID_MAX &&
-               rec->len <= pt_max_record(s) - PT_REC_HDR &&
-               size == PT_REC_HDR + pt_round8(rec->len);
-    default:
-        return false;
-    }
+    return pt_dec_peek(d, p, c, lim - off, PT_ID_MAX, (uint32_t)pt_max_data_of(s->max_data), o);
 }
 
 /* ---- reader.c ---- */
@@ -167,7 +172,7 @@ int  pt_read_next(struct pt_handle *h, struct posix_trace_event_info *ev, void *
                   const struct timespec *abstime);
 enum { PT_READ_TRY = 0, PT_READ_BLOCK = 1, PT_READ_TIMED = 2 };
 void pt_reader_drain(struct pt_handle *h);        /* posix_trace_clear */
-void pt_reader_init(struct pt_handle *h);
+int  pt_reader_init(struct pt_handle *h);       /* 0, ENOMEM */
 
 /* ---- the call clock (clock.c) ---- */
 extern _Atomic uint32_t pt_call_mode; /* 0: none yet, else PT_CLOCK_* */

@@ -19,7 +19,7 @@ static uint64_t align_up(uint64_t v, uint64_t a) { return (v + a - 1) / a * a; }
 /* Largest record an event can need, anchor included. */
 static uint32_t max_budget(size_t max_data)
 {
-    return PT_EVENT_OVERHEAD + pt_round8(pt_max_data_of(max_data));
+    return PT_EVENT_OVERHEAD + pt_round4((uint32_t)pt_max_data_of(max_data));
 }
 
 

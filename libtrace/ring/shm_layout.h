@@ -29,7 +29,8 @@
 #include <trace.h>
 
 #define PT_SHM_MAGIC    UINT64_C(0x314d485343525450) /* "PTRCSHM1" little-endian */
-#define PT_SHM_VERSION  7u /* 7: chunks grow with the stream, consumed chunks cool before
+#define PT_SHM_VERSION  8u /* 8: records encoded (recfmt.h: classes, stamp deltas,
+                              4-byte aligned), chunks carry ts0; 7: chunks grow with the stream, consumed chunks cool before
                               reuse (more chunks); 6: blocking writers (block_ns, the room
                               line); 5: writers' cursors private, slots publish wchunk only */
 #define PT_NSLOTS       256u
@@ -74,16 +75,14 @@ static inline int pt_id_is_system(uint32_t id)
 #define PT_COOL_BYTES   (2u << 20)
 #define PT_COOL_MAX     (PT_COOL_BYTES / 4096u) /* chunks: the most, with page-sized ones */
 
-/* Record types, in the top byte of the commit word. PENDING: the writer has
- * taken the record's timestamp (already in `ts`; 0: not yet) and is writing it. */
-enum { PT_REC_EVENT = 1, PT_REC_ANCHOR = 2, PT_REC_END = 3, PT_REC_PENDING = 4 };
-#define PT_COMMIT(type, size) (((uint32_t)(type) << 24) | (uint32_t)(size))
-#define PT_COMMIT_TYPE(c)     ((c) >> 24)
-#define PT_COMMIT_SIZE(c)     ((c) & 0xffffffu)
+/* The records of a chunk: recfmt.h. */
+#include "recfmt.h"
 
-/* Record header, 8-byte aligned inside a chunk; data follows. */
+/* An event record decoded (consume.c, the flusher), and the log's EVENTS
+ * record as it is on disk (log_format.h: 32 bytes, data padded to 8). A
+ * stream's records are encoded (recfmt.h), not this. */
 struct pt_rec {
-    _Atomic uint32_t commit; /* written last (release); 0 = not yet written */
+    _Atomic uint32_t commit; /* the log's: (type << 22) | size, as recfmt.h's class-0 words */
     uint32_t id;             /* event type id (anchor: 0) */
     uint64_t ts;             /* clock ticks (TSC or ns, see pt_shm.clock_mode) */
     uint64_t addr;           /* program address (anchor: CLOCK_REALTIME ns) */
@@ -91,8 +90,7 @@ struct pt_rec {
     uint32_t flags;          /* PT_RF_TRUNCATED */
 };
 #define PT_RF_TRUNCATED 1u
-#define PT_REC_HDR      ((uint32_t)sizeof(struct pt_rec)) /* 32 */
-#define PT_END_BYTES    16u /* room always kept for an END (or PENDING) marker */
+#define PT_REC_HDR      ((uint32_t)sizeof(struct pt_rec)) /* 32: the log's */
 
 /* Chunk header; the chunk's records follow it. */
 struct pt_chunk {
@@ -105,7 +103,9 @@ struct pt_chunk {
     uint32_t pid;
     uint64_t thread;            /* pthread_t of the writer */
     _Atomic uint32_t end;       /* closed: offset of its END record */
-    uint8_t pad_[20];
+    uint32_t pad0_;
+    uint64_t ts0;               /* its first event's stamp: where its deltas start */
+    uint8_t pad_[8];
 };
 #define PT_CHUNK_HDR ((uint32_t)sizeof(struct pt_chunk)) /* 64 */
 
@@ -247,8 +247,10 @@ static inline struct pt_name *pt_names(struct pt_shm *s)
 { return (struct pt_name *)((char *)s + s->names_off); }
 static inline struct pt_chunk *pt_chunk(struct pt_shm *s, uint32_t i)
 { return (struct pt_chunk *)((char *)s + s->chunks_off + (uint64_t)i * s->chunk_size); }
-static inline struct pt_rec *pt_rec_at(struct pt_chunk *c, uint32_t off)
-{ return (struct pt_rec *)((char *)c + PT_CHUNK_HDR + off); }
+/* The record at offset off of chunk c's records; its commit word. */
+static inline unsigned char *pt_rec_at(struct pt_chunk *c, uint32_t off)
+{ return (unsigned char *)c + PT_CHUNK_HDR + off; }
+static inline _Atomic uint32_t *pt_commit_at(void *rec) { return (_Atomic uint32_t *)rec; }
 static inline uint32_t pt_chunk_room(const struct pt_shm *s)
 { return s->chunk_size - PT_CHUNK_HDR - PT_END_BYTES; }
 static inline uint64_t pt_chunk_data_off(const struct pt_shm *s, uint32_t i)
@@ -304,9 +306,10 @@ _Static_assert(sizeof(struct pt_slot) == 2 * PT_CACHELINE, "slot layout");
 _Static_assert(sizeof(struct pt_rec) == 32 && offsetof(struct pt_rec, id) == 4 &&
                offsetof(struct pt_rec, ts) == 8 && offsetof(struct pt_rec, addr) == 16 &&
                offsetof(struct pt_rec, len) == 24 && offsetof(struct pt_rec, flags) == 28,
-               "record header layout (doc/design.md \"Records\"; the log's records are the same)");
+               "the log's record header layout (log_format.h)");
 _Static_assert(sizeof(struct pt_chunk) == 64 && offsetof(struct pt_chunk, seq) == 16 &&
-               offsetof(struct pt_chunk, end) == 40, "chunk header layout");
+               offsetof(struct pt_chunk, end) == 40 && offsetof(struct pt_chunk, ts0) == 48,
+               "chunk header layout");
 _Static_assert(offsetof(struct pt_slot, rhead) == PT_CACHELINE,
                "a slot's reader line starts on its second cache line");
 _Static_assert(sizeof(struct pt_name) == 4 + TRACE_EVENT_NAME_MAX + 1, "name table entry");

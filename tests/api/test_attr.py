@@ -146,20 +146,20 @@ def test_invalid_attr_objects():
 def test_event_sizes():
     """posix_trace_attr_getmaxusereventsize / getmaxsystemeventsize
     (posix_trace_attr_getlogsize.3p.txt) with the formula of doc/semantics.md:
-    user = 64 + 8*ceil(min(n, max-data-size)/8), system = 64 + 1024, whatever the
+    user = 48 + 4*ceil(min(n, max-data-size)/4), system = 48 + 1024, whatever the
     max-data-size."""
     out = run("t001_attr", "sizes")
     seen = 0
     for line in out.splitlines():
         m = re.match(r"maxdata=(\d+) system=(\d+)$", line)
         if m:
-            assert int(m.group(2)) == 1088, line
+            assert int(m.group(2)) == 1072, line
             seen += 1
             continue
         m = re.match(r"maxdata=(\d+) n=(\d+) user=(\d+)$", line)
         assert m, line
         md, n, size = map(int, m.groups())
-        assert size == 64 + 8 * ((min(n, md) + 7) // 8), line
+        assert size == 48 + 4 * ((min(n, md) + 3) // 4), line
         seen += 1
     assert seen == 5 * (1 + 19)
 
@@ -174,8 +174,8 @@ STREAM_ATTRS = """
     streamfullpolicy=UNTIL_FULL
     logfullpolicy=APPEND
     inherited=CLOSE_FOR_CHILD
-    maxsystemeventsize=1088
-    maxusereventsize(10)=80
+    maxsystemeventsize=1072
+    maxusereventsize(10)=60
 """
 
 
@@ -207,8 +207,8 @@ def test_create_null_attr_uses_defaults():
     (posix_trace_create.3p.txt); defaults per doc/semantics.md."""
     out = run("t002_attr_stream", "nullattr")
     expect_lines(out, "create NULL attr rc=0\nget_attr rc=0\n" + prefixed("null", DEFAULTS) + """
-        null maxsystemeventsize=1088
-        null maxusereventsize(10)=80
+        null maxsystemeventsize=1072
+        null maxusereventsize(10)=60
         null status stream=SUSPENDED full=NOT_FULL overrun=NO_OVERRUN
     """)
 

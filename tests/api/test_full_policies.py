@@ -12,7 +12,7 @@ import re
 
 from harness import run, kv, lines
 
-MIN_8 = (65536 - 1088) // 72   # user events of 8 bytes that fit next to a START
+MIN_8 = (65536 - 1072) // 56   # user events of 8 bytes that fit next to a START
 
 
 def parse_events(ls):
@@ -45,7 +45,7 @@ def test_until_full():
     and record nothing (posix_trace_start.3p.txt: "If the trace stream is full, the
     POSIX_TRACE_START [STOP] system trace event shall not be recorded and the status of
     the trace stream shall not be changed").  Reading: the recorded events (a run of
-    consecutive sequence numbers from the first, at least (64 KiB - 1088) / 72 of them:
+    consecutive sequence numbers from the first, at least (64 KiB - 1072) / 56 of them:
     posix_trace_attr_getlogsize.3p.txt), then "a POSIX_TRACE_STOP trace event shall be
     reported after reporting the last recorded trace event" (auto = 1, not earlier than
     the last event); "The trace system shall restart the trace stream when it is empty
@@ -186,7 +186,7 @@ def test_size_rule():
     read back, intact and in order, nothing else, no overrun, stream still RUNNING:
     several d (0..1000, truncated at 256), S = 4 KiB, 64 KiB, 1 MiB, LOOP and
     UNTIL_FULL, 1, 16 or 64 threads alive at once sharing the events, and a mix of two
-    sizes.  Sizes follow doc/semantics.md (64 + 8*ceil(min(d, 256)/8))."""
+    sizes.  Sizes follow doc/semantics.md (48 + 4*ceil(min(d, 256)/4))."""
     out = run("t018_sizerule", timeout=60)
     n_one = n_mixed = 0
     for l in lines(out):
@@ -197,9 +197,9 @@ def test_size_rule():
             n_mixed += 1
             continue
         S, dl, start = int(d["S"]), int(d["d"]), int(d["start"])
-        size = 64 + 8 * ((min(dl, 256) + 7) // 8)
+        size = 48 + 4 * ((min(dl, 256) + 3) // 4)
         assert int(d["evsize"]) == size, l
-        assert int(d["n"]) == (S - (1088 if start else 0)) // size, l
+        assert int(d["n"]) == (S - (1072 if start else 0)) // size, l
         assert d["read"] == d["n"], l
         assert d["start_read"] == str(start), l
         assert d["other"] == "0" and d["bad"] == "0" and d["overrun"] == "0", l

@@ -33,6 +33,8 @@ static struct fix fix_new(uint32_t at)
     if (f.h == NULL)
         exit(2);
     f.h->shm = f.s;
+    static struct pt_dec dec;
+    f.h->decs = &dec;
     for (uint32_t i = 0; i < NCH; i++) {
         pt_pool_pop(f.s);
         pt_chunk(f.s, i)->seq = 100 + i;
@@ -253,7 +255,7 @@ static void reclaim_refused(void)
         atomic_store(&sl->state, state);
         uint64_t rh = RH(5, 3);
         if (k == 0)
-            atomic_store(&pt_rec_at(pt_chunk(f.s, 3), 0)->commit, PT_COMMIT(PT_REC_EVENT, 32));
+            atomic_store(pt_commit_at(pt_rec_at(pt_chunk(f.s, 3), 0)), PT_COMMIT(PT_REC_EVENT, 32));
         else if (k == 1)
             atomic_store(&pt_chunk(f.s, 3)->next, 4);
         else if (k == 2)
@@ -276,7 +278,7 @@ static void abandon_pending(void)
     struct pt_slot *sl = &pt_slots(f.s)[0];
     atomic_store(&sl->state, PT_SLOT_ORPHAN);
     f.h->rs[0].off = 64;
-    _Atomic uint32_t *c = &pt_rec_at(pt_chunk(f.s, 3), 64)->commit;
+    _Atomic uint32_t *c = pt_commit_at(pt_rec_at(pt_chunk(f.s, 3), 64));
     atomic_store(c, PT_COMMIT(PT_REC_PENDING, 48));
     pt_chain_abandon_pending(f.h, 0);
     UT_EQ(atomic_load(c), 0);

@@ -30,7 +30,7 @@ static struct pt_geometry geo(size_t size, size_t md, size_t *minlog)
  * ceil(cap / usable) + 256 + 1 + cool. */
 static uint64_t chunks_for(uint64_t size, uint32_t cs, uint32_t md)
 {
-    uint64_t budget = 32 + (md > 1024 ? (md + 7) / 8 * 8 : 1024) + 32;
+    uint64_t budget = 48 + (md > 1024 ? (md + 3) / 4 * 4 : 1024); /* recfmt.h, internal.h */
     uint64_t room = cs - 64 - 16, usable = room - budget;
     uint64_t cap = size > room ? size : room;
     uint64_t cool = (cap / 4 < (2u << 20) ? cap / 4 : (2u << 20)) / cs;
@@ -67,7 +67,7 @@ static void chunk_holds_two_records(void)
     g = geo((size_t)1 << 30, 65536, &minlog);
     UT_EQ(g.chunk_size, 262144);
     UT_EQ(minlog, 4096 + 8 * 262144);
-    g = geo(64 << 20, 4096, &minlog); /* 2 * (4096 + 64) + 80 fits in 16 KiB; 64 KiB by size */
+    g = geo(64 << 20, 4096, &minlog); /* 2 * (4096 + 48) + 80 fits in 16 KiB; 64 KiB by size */
     UT_EQ(g.chunk_size, 65536);
 }
 
