@@ -294,9 +294,11 @@ static void print_fill(const char *preload)
         if (sscanf(line, "stream %zu %ld", &size, &total) == 2 ||
             sscanf(line, "%127s %ld %ld", name, &n, &data) != 3 || n == 0)
             continue;
-        /* each record: a 32-byte header and its data padded to 8 */
-        double rec = 32.0 + (double)((data / n + 7) / 8 * 8);
-        printf("%-52s %8.1f bytes in the stream (32-byte header + %.1f bytes of data)\n",
+        /* each record, once its call site has a class in the chunk: a 4-byte
+         * word and its data padded to 4 (doc/design.md "Records"; 4 more
+         * where a site's lengths vary, which the loop's do not) */
+        double rec = 4.0 + (double)((data / n + 3) / 4 * 4);
+        printf("%-52s %8.1f bytes in the stream (4-byte word + %.1f bytes of data)\n",
                name, rec, (double)data / (double)n);
         per_call += rec;
         calls = n > calls ? n : calls;

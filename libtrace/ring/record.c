@@ -9,7 +9,9 @@
  * writer slot whose chain of chunks only it appends to, so recording an
  * event is a plain single-producer write:
  *   1. store the timestamp, then PENDING in the commit word (release);
- *   2. write the record body at the cursor's wpos in the current chunk;
+ *   2. write the record body at the cursor's wpos in the current chunk: a
+ *      compact record of the event's class, the class defined first if its
+ *      call site has none in the chunk yet, or an EVENT record (recfmt.h);
  *   3. store 0 into the commit word just after it (the next record's);
  *   4. store the record's commit word (release).
  * A reader that sees a commit word also sees everything written before it.
@@ -708,8 +710,9 @@ static inline bool wanted(uint32_t i, trace_event_id_t id)
 
 /*
  * The common case in one pass: a running TSC-stamped stream, the thread's
- * level-0 slot already acquired, data within max-data-size, room left in the
- * chunk and no anchor due. False: take the general path.
+ * level-0 slot already acquired, data within max-data-size, the event's
+ * class in the cursor's cache, its stamp within a delta of the previous one,
+ * room left in the chunk and no anchor due. False: take the general path.
  */
 static inline __attribute__((always_inline)) bool
 record_fast(struct pt_shm *s, uint32_t att, struct pt_thread *t, trace_event_id_t id,

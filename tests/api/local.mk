@@ -12,7 +12,7 @@ check_PROGRAMS += \
 	tests/api/t020_loop_concurrent tests/api/t021_signal tests/api/t022_timestamps \
 	tests/api/t024_streamsize tests/api/t025_shrink tests/api/t026_clock \
 	tests/api/t060_event_sizes tests/api/t027_block tests/api/t028_event_inline \
-	tests/api/t028_event_inline_nopie
+	tests/api/t028_event_inline_nopie tests/api/t029_encoding
 
 # the same program, position-dependent: the want table <trace.h> reads is
 # copied into it by a copy relocation (test_event_inline.py)
@@ -26,4 +26,4 @@ EXTRA_DIST += \
 	tests/api/test_full_policies.py tests/api/test_lifecycle.py tests/api/test_names.py \
 	tests/api/test_readers.py tests/api/test_shrink.py tests/api/test_stream_size.py \
 	tests/api/test_timestamps.py tests/api/test_clock.py tests/api/test_block.py \
-	tests/api/test_event_inline.py
+	tests/api/test_event_inline.py tests/api/test_encoding.py

@@ -2,7 +2,8 @@
 # created through the API: the free-chunk pool (t300_pool), the chunk chain
 # followed by the consumer (t301_chain), the PACKED log record encoding
 # (t302_logpack), the choice of a stream's clock (t303_clock), a stream's
-# geometry from its attributes (t305_geometry); and, over a
+# geometry from its attributes (t305_geometry), the encoding of a chunk's
+# records (t306_recfmt); and, over a
 # stream created through it, a look of the log flusher's thread called
 # directly (t304_flush_gap); test_unit.py runs them.
 #
@@ -21,7 +22,8 @@ UNIT_CPPFLAGS = $(libtrace_libposixtrace_la_CPPFLAGS)
 UNIT_LDADD = tests/unit/libptcore.la -lpthread
 
 check_PROGRAMS += tests/unit/t300_pool tests/unit/t301_chain tests/unit/t302_logpack \
-	tests/unit/t303_clock tests/unit/t304_flush_gap tests/unit/t305_geometry
+	tests/unit/t303_clock tests/unit/t304_flush_gap tests/unit/t305_geometry \
+	tests/unit/t306_recfmt
 tests_unit_t300_pool_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_t300_pool_LDADD = $(UNIT_LDADD)
 tests_unit_t301_chain_CPPFLAGS = $(UNIT_CPPFLAGS)
@@ -34,5 +36,7 @@ tests_unit_t304_flush_gap_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_t304_flush_gap_LDADD = $(UNIT_LDADD)
 tests_unit_t305_geometry_CPPFLAGS = $(UNIT_CPPFLAGS)
 tests_unit_t305_geometry_LDADD = $(UNIT_LDADD)
+tests_unit_t306_recfmt_CPPFLAGS = $(UNIT_CPPFLAGS)
+tests_unit_t306_recfmt_LDADD = $(UNIT_LDADD)
 
 EXTRA_DIST += tests/unit/unit.h tests/unit/unit_shm.h tests/unit/test_unit.py

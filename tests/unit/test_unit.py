@@ -4,7 +4,8 @@ chain the consumer follows (t301_chain.c), the PACKED encoding of trace logs
 (t302_logpack.c), the choice of a stream's clock (t303_clock.c, doc/semantics.md
 "Timestamps"), a stream's geometry from its attributes (t305_geometry.c,
 doc/design.md "Geometry": the chunk size by stream size, the chunk count,
-the least log size); and, over a stream made through the API, a look of the log
+the least log size), the encoding of a chunk's records (t306_recfmt.c,
+doc/design.md "Records"); and, over a stream made through the API, a look of the log
 flusher's thread called directly: a LOOP log keeps the report of a full
 stream's gap with the events around it (t304_flush_gap.c).  Each program
 runs its cases and prints "ok CASE" for each, "FAIL file:line: check" for a
@@ -21,7 +22,7 @@ from harness import run
 
 
 @pytest.mark.parametrize("prog", ["t300_pool", "t301_chain", "t302_logpack", "t303_clock",
-                                  "t304_flush_gap", "t305_geometry"])
+                                  "t304_flush_gap", "t305_geometry", "t306_recfmt"])
 def test_unit(prog):
     """Every case of the program passes: exit status 0, no FAIL line, a
     summary of at least one check and none failed."""
