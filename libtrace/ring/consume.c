@@ -295,7 +295,10 @@ PT_STEP int look_record(struct pt_handle *h, uint32_t i, struct pt_cons_rec *p, 
     if (r->off < pt_chunk_room(s) + PT_END_BYTES - 4 && r->off % 4 == 0)
         commit = atomic_load_explicit(pt_commit_at(rec), memory_order_acquire);
     type = PT_COMMIT_TYPE(commit);
-    if (type == PT_REC_PENDING) {
+    if (type == PT_REC_PENDING && r->off > pt_chunk_room(s)) {
+        type = 0; /* corrupt: no writer announces past the room (its stamp would lie past
+                     the chunk) */
+    } else if (type == PT_REC_PENDING) {
         p->rec.ts = atomic_load_explicit((_Atomic uint64_t *)pt_pending_ts(rec),
                                          memory_order_relaxed);
         atomic_thread_fence(memory_order_acquire);
