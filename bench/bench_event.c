@@ -691,6 +691,9 @@ static void bench_threads(long m, double *ev_s_1, double *ev_s_2, size_t *stream
         uint64_t t2 = run_writers(trid, 2, m);
         uint64_t p1 = time_writers(1, total, plain);
         uint64_t p2 = time_writers(2, m, plain);
+        if (getenv("BENCH_DEBUG") != NULL) /* each repetition's own speedups */
+            fprintf(stderr, "2 threads, repetition %d: %.2fx, plain stores %.2fx\n", r,
+                    (double)t1 / (double)t2, (double)p1 / (double)p2);
         if (t1 < best1) best1 = t1;
         if (t2 < best2) best2 = t2;
         if (p1 < pbest1) pbest1 = p1;
