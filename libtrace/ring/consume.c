@@ -290,11 +290,11 @@ PT_STEP int look_record(struct pt_handle *h, uint32_t i, struct pt_cons_rec *p, 
     struct pt_rslot *r = &h->rs[i];
     struct pt_chunk *ch = pt_chunk(s, r->chunk);
     unsigned char *rec = pt_rec_at(ch, r->off);
-    uint32_t commit = 0, type = 0;
+    uint32_t commit = 0;
     bool ok = false;
-    if (r->off < pt_chunk_room(s) + PT_END_BYTES - 4 && r->off % 4 == 0)
+    if (r->off < pt_chunk_room(s) + PT_END_BYTES - 4)
         commit = atomic_load_explicit(pt_commit_at(rec), memory_order_acquire);
-    type = PT_COMMIT_TYPE(commit);
+    uint32_t type = PT_COMMIT_TYPE(commit);
     if (type == PT_REC_PENDING && r->off > pt_chunk_room(s)) {
         type = 0; /* corrupt: no writer announces past the room (its stamp would lie past
                      the chunk) */

@@ -175,9 +175,6 @@ static uint32_t take_free(struct pt_shm *s, uint32_t w)
     return PT_NONE;
 }
 
-/* Tell the reader a record stamped ts is being written at pos: it reports
- * no later-stamped event until the commit word changes (ts 0: stamp unknown,
- * it reports nothing). */
 static inline unsigned char *rec_at_pos(struct pt_shm *s, uint64_t pos)
 {
     return (unsigned char *)s + pos;
@@ -188,6 +185,9 @@ static inline _Atomic uint32_t *commit_at_pos(struct pt_shm *s, uint64_t pos)
     return pt_commit_at(rec_at_pos(s, pos));
 }
 
+/* Tell the reader a record stamped ts is being written at pos: it reports
+ * no later-stamped event until the commit word changes (ts 0: stamp unknown,
+ * it reports nothing). */
 static inline void announce(struct pt_shm *s, uint64_t pos, uint64_t ts)
 {
     unsigned char *r = rec_at_pos(s, pos);
@@ -312,13 +312,12 @@ static bool switch_chunk(struct pt_shm *s, struct pt_slot *sl, struct pt_wcur *c
     return true;
 }
 
-/* Publish the record of `size` bytes at pos, its body written: the next
- * record's commit word is `next` (0, or PENDING with its stamp already
- * stored, announce()), then this one's `commit` (release). */
-static inline void publish(struct pt_shm *s, uint64_t pos, uint32_t size, uint32_t commit,
-                           uint32_t next)
+/* Publish the last record of an event, of `size` bytes at pos, its body
+ * written: 0 into the next record's commit word, then this one's `commit`
+ * (release). */
+static inline void publish(struct pt_shm *s, uint64_t pos, uint32_t size, uint32_t commit)
 {
-    atomic_store_explicit(commit_at_pos(s, pos + size), next, memory_order_relaxed);
+    atomic_store_explicit(commit_at_pos(s, pos + size), 0, memory_order_relaxed);
     atomic_store_explicit(commit_at_pos(s, pos), commit, memory_order_release);
 }
 
@@ -335,21 +334,19 @@ static inline void put_compact_at(struct pt_shm *s, uint64_t pos, const struct p
         hdr = 8;
     }
     pt_copy_small(r + hdr, data, len);
-    publish(s, pos, hdr + pt_round4(len), PT_COMPACT(cl->cls, delta), 0);
+    publish(s, pos, hdr + pt_round4(len), PT_COMPACT(cl->cls, delta));
 }
 
 /* A record that goes before the event stamped ts (an ANCHOR, a CLASS) at
- * the cursor: the event stays announced past it. */
+ * the cursor: the event is announced past it before it is published. */
 static void put_aux(struct pt_shm *s, struct pt_wcur *cur, uint32_t type, uint32_t size,
                     const unsigned char body[], uint64_t ts)
 {
     uint64_t pos = cur->wpos;
-    unsigned char *r = rec_at_pos(s, pos);
-    memcpy(r + 4, body + 4, size - 4);
+    memcpy(rec_at_pos(s, pos) + 4, body + 4, size - 4);
     cur->wpos = pos + size;
-    unsigned char *n = rec_at_pos(s, cur->wpos);
-    atomic_store_explicit((_Atomic uint64_t *)pt_pending_ts(n), ts, memory_order_relaxed);
-    publish(s, pos, size, PT_COMMIT(type, size), PT_COMMIT(PT_REC_PENDING, 0));
+    announce(s, cur->wpos, ts);
+    atomic_store_explicit(commit_at_pos(s, pos), PT_COMMIT(type, size), memory_order_release);
 }
 
 /* An anchor pairs the tick counter with CLOCK_REALTIME for the reader. */
@@ -376,11 +373,11 @@ static void plan_event(struct pt_wcur *cur, trace_event_id_t id, uint64_t ts, ui
                        uint32_t len, uint32_t rflags, struct plan *p)
 {
     struct pt_rclass *cl = &cur->cache[pt_wcache_at(addr, id)];
-    bool site = cl->cls != 0 && cl->addr == addr && cl->id == id;
+    bool site = pt_wcache_site(cl, addr, id);
     p->cl = NULL;
     p->define = false;
     if (rflags == 0 && ts - cur->prev_ts < PT_DELTA_LIMIT && cur->cache != pt_wcache_none) {
-        if (site && (cl->varlen || cl->len == len)) {
+        if (site && pt_wcache_fits(cl, len)) {
             p->cl = cl;
             p->varlen = cl->varlen;
         } else if (cur->ncls < PT_NCLASS) {
@@ -406,7 +403,7 @@ static void put_event(struct pt_shm *s, struct pt_wcur *cur, const struct plan *
         pt_enc_full(r, id, rflags, len, ts, addr);
         pt_copy_small(r + PT_FULL_HDR, data, len);
         cur->wpos = pos + size;
-        publish(s, pos, size, PT_COMMIT(PT_REC_EVENT, size), 0);
+        publish(s, pos, size, PT_COMMIT(PT_REC_EVENT, size));
     } else {
         if (p->define) {
             unsigned char b[PT_CLASS_BYTES];
@@ -731,8 +728,8 @@ record_fast(struct pt_shm *s, uint32_t att, struct pt_thread *t, trace_event_id_
     const struct pt_rclass *cl = &w->cache[pt_wcache_at(addr, id)];
     uint64_t pos = w->wpos, delta = ts - w->prev_ts;
     uint32_t size = pt_compact_size(cl->varlen, (uint32_t)len);
-    if (unlikely(cl->addr != addr || cl->id != id || cl->cls == 0 ||
-                 (!cl->varlen && cl->len != len) || delta >= PT_DELTA_LIMIT ||
+    if (unlikely(!pt_wcache_site(cl, addr, id) || !pt_wcache_fits(cl, (uint32_t)len) ||
+                 delta >= PT_DELTA_LIMIT ||
                  ts - w->anchor_ts >= PT_ANCHOR_TICKS || pos + size > w->wend)) {
         if (!write_event(s, &pt_slots(s)[pt_slot_of(v)], w, t, id, ts, data, (uint32_t)len, addr,
                          0))

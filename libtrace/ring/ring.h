@@ -64,12 +64,6 @@ static inline size_t pt_max_data_of(size_t user_max)
 {
     return PT_RECORD_DATA_MAX(user_max);
 }
-/* The largest record of stream s: an EVENT record of the most data. */
-static inline size_t pt_max_record(const struct pt_shm *s)
-{
-    return PT_FULL_HDR + pt_round4((uint32_t)pt_max_data_of(s->max_data));
-}
-
 /* ---- record.c ---- */
 #define PT_WCACHE 32u /* a writer's class cache entries (a power of two) */
 /* A writer's position in its slot's chain. Private to the writing process:
@@ -98,6 +92,16 @@ extern struct pt_rclass pt_wcache_none[PT_WCACHE];
 static inline uint32_t pt_wcache_at(uint64_t addr, uint32_t id)
 {
     return ((uint32_t)addr ^ (uint32_t)(addr >> 5) ^ id) % PT_WCACHE;
+}
+/* The entry holds a class of the events from addr with type id... */
+static inline bool pt_wcache_site(const struct pt_rclass *cl, uint64_t addr, uint32_t id)
+{
+    return cl->cls != 0 && cl->addr == addr && cl->id == id;
+}
+/* ...and that class fits one of len bytes. */
+static inline bool pt_wcache_fits(const struct pt_rclass *cl, uint32_t len)
+{
+    return cl->varlen || cl->len == len;
 }
 extern struct pt_wcur pt_wcurs[PT_MAX_ATTACH * PT_NSLOTS]; /* att * PT_NSLOTS + slot */
 _Static_assert(PT_MAX_ATTACH * PT_NSLOTS < 65536, "pt_thread.slot holds a cursor index");
