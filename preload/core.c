@@ -129,7 +129,7 @@ void shim_emit(struct shim_call *c)
         shim_sud_restore(c->sud);
     else if (!(c->flags & POSIXTRACE_CALL_NORETURN))
         shim_sud_leave();
-    errno = c->saved_errno;
+    *c->errp = c->saved_errno;
 }
 
 /* ---- initialisation ---- */

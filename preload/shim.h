@@ -170,6 +170,7 @@ struct shim_call {
     uint32_t n;          /* payload bytes so far */
     uint32_t flags;      /* POSIXTRACE_CALL_* */
     int saved_errno;
+    int *errp;           /* &errno, this thread's: looked up once per call */
     uint32_t tid;        /* 0: shim_tid() at emit */
     bool timed;          /* shim_end ran: the library sets the duration */
     int vleft;           /* variable fields still to write; -1: fixed part not written */
@@ -217,7 +218,8 @@ static inline bool shim_begin(struct shim_call *c, unsigned id, const void *ra)
     c->p.hdr.err = 0;
     c->p.hdr.ret = 0;
     c->p.hdr.duration_ns = 0;
-    c->saved_errno = errno;
+    c->errp = &errno;
+    c->saved_errno = *c->errp;
     c->timed = false;
     c->vleft = -1;
     c->defect = false;
@@ -262,16 +264,16 @@ static inline void shim_args(unsigned n, int64_t a0, int64_t a1, int64_t a2)
  * the duration's end and the timestamp). */
 static inline void shim_end(struct shim_call *c, int64_t ret, bool failed)
 {
-    c->saved_errno = errno;
+    c->saved_errno = *c->errp;
     c->p.hdr.ret = ret;
-    c->p.hdr.err = failed ? errno : 0;
+    c->p.hdr.err = failed ? c->saved_errno : 0;
     c->timed = true;
 }
 
 /* For functions that return an error number (pthread_*). */
 static inline void shim_end_rc(struct shim_call *c, int rc)
 {
-    c->saved_errno = errno;
+    c->saved_errno = *c->errp;
     c->p.hdr.ret = rc;
     c->p.hdr.err = rc;
     c->timed = true;
