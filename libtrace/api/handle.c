@@ -13,6 +13,19 @@
 static struct pt_handle handles[TRACE_SYS_MAX];
 _Atomic int pt_live_streams; /* active streams of this process (exec.c) */
 static pthread_mutex_t hlock = PTHREAD_MUTEX_INITIALIZER;
+/* Bit i: handles[i].used (under hlock). The table is 1.6 MB, a page and
+ * more per handle: the loops over it at exit, exec and fork visit the used
+ * entries only, or every traced process (which has none) would fault in 64
+ * pages of zeros at each of them. */
+static uint64_t used_bits;
+_Static_assert(TRACE_SYS_MAX <= 64, "a bit per handle");
+
+static void set_used(struct pt_handle *h, int used)
+{
+    uint64_t bit = (uint64_t)1 << (h - handles);
+    h->used = used;
+    used_bits = used ? used_bits | bit : used_bits & ~bit;
+}
 
 void pt_handles_atfork_prepare(void) { pthread_mutex_lock(&hlock); }
 void pt_handles_atfork_parent(void) { pthread_mutex_unlock(&hlock); }
@@ -25,10 +38,8 @@ bool pt_handles_lock_try(void)
  * descriptors (inherited attachments keep their own mapping). */
 void pt_handles_atfork_child(void)
 {
-    for (int i = 0; i < TRACE_SYS_MAX; i++) {
-        struct pt_handle *h = &handles[i];
-        if (!h->used)
-            continue;
+    for (uint64_t m = used_bits; m != 0; m &= m - 1) {
+        struct pt_handle *h = &handles[__builtin_ctzll(m)];
         if (h->fd >= 0)
             close(h->fd);
         int kept = h->att >= 0 && atomic_load(&pt_att[h->att].shm) == h->shm;
@@ -37,7 +48,7 @@ void pt_handles_atfork_child(void)
         h->kept = NULL; /* the parent's: its mappings are left as they are */
         free(h->decs);
         h->decs = NULL;
-        h->used = 0;
+        set_used(h, 0);
         h->refs = 0;
     }
     atomic_store(&pt_live_streams, 0);
@@ -91,14 +102,13 @@ int pt_handle_new(struct pt_shm *s, size_t size, int fd, int att, trace_id_t *tr
                   struct pt_handle **out)
 {
     pthread_mutex_lock(&hlock);
-    for (int i = 0; i < TRACE_SYS_MAX; i++) {
+    if (~used_bits != 0 && __builtin_ctzll(~used_bits) < TRACE_SYS_MAX) {
+        int i = __builtin_ctzll(~used_bits);
         struct pt_handle *h = &handles[i];
-        if (h->used)
-            continue;
         uint32_t gen = h->gen + 1;
         memset(h, 0, sizeof *h);
         h->gen = gen & 0xffffff;
-        h->used = 1;
+        set_used(h, 1);
         h->owner_pid = pt_pid;
         h->att = att;
         h->fd = fd;
@@ -109,7 +119,7 @@ int pt_handle_new(struct pt_shm *s, size_t size, int fd, int att, trace_id_t *tr
         pthread_mutex_init(&h->rlock, NULL);
         pthread_mutex_init(&h->mlock, NULL);
         if (s != NULL && pt_reader_init(h) != 0) {
-            h->used = 0;
+            set_used(h, 0);
             pthread_mutex_unlock(&hlock);
             return ENOMEM;
         }
@@ -158,7 +168,7 @@ void pt_handle_destroy(struct pt_handle *h)
     pthread_mutex_destroy(&h->mlock);
     free(h->decs);
     h->decs = NULL;
-    h->used = 0;
+    set_used(h, 0);
     h->dying = 0;
     h->refs = 0;
     pthread_mutex_unlock(&hlock);
@@ -166,10 +176,8 @@ void pt_handle_destroy(struct pt_handle *h)
 
 int pt_handle_count(void)
 {
-    int n = 0;
     pthread_mutex_lock(&hlock);
-    for (int i = 0; i < TRACE_SYS_MAX; i++)
-        n += handles[i].used;
+    int n = __builtin_popcountll(used_bits);
     pthread_mutex_unlock(&hlock);
     return n;
 }
@@ -192,7 +200,11 @@ int pt_futex_wake(_Atomic uint32_t *addr, int n)
  * at exit (and when the library is unloaded), logs get their last flush. */
 void pt_handles_shutdown_all(void)
 {
-    for (int i = 0; i < TRACE_SYS_MAX; i++) {
+    pthread_mutex_lock(&hlock);
+    uint64_t m = used_bits;
+    pthread_mutex_unlock(&hlock);
+    for (; m != 0; m &= m - 1) {
+        int i = __builtin_ctzll(m);
         pthread_mutex_lock(&hlock);
         struct pt_handle *h = &handles[i];
         int live = h->used && !h->dying && h->owner_pid == pt_pid && h->kind == PT_H_ACTIVE;
