@@ -39,6 +39,10 @@
 
 #define PT_ANCESTORS_MAX 64
 
+/* A copy of another inbox: its want table, header and entries; never its
+ * names (68 KiB, which no copy uses: a new inbox starts without them). */
+#define COPY_BYTES offsetof(struct pt_inbox, names)
+
 /* Read the inbox behind `path` (a descriptor link) into *copy. */
 static bool read_inbox(const char *path, int fd, struct pt_inbox *copy)
 {
@@ -47,7 +51,7 @@ static bool read_inbox(const char *path, int fd, struct pt_inbox *copy)
     int own = fd < 0 ? open(path, O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY) : fd;
     if (own < 0)
         return false;
-    bool ok = pread(own, copy, sizeof *copy, 0) == (ssize_t)sizeof *copy &&
+    bool ok = pread(own, copy, COPY_BYTES, 0) == (ssize_t)COPY_BYTES &&
               copy->magic == PT_INBOX_MAGIC && copy->version == PT_INBOX_VERSION;
     if (fd < 0)
         close(own);
@@ -85,7 +89,7 @@ static int scan_all_fds(struct pt_inbox *copy)
             continue;
         bool own = tmp.pid == (uint32_t)getpid() && tmp.start == pt_start;
         if (found < 0 || own) {
-            *copy = tmp;
+            memcpy(copy, &tmp, COPY_BYTES);
             found = (int)fd;
         }
         if (own)
@@ -132,7 +136,7 @@ static int inbox_of(pid_t pid, struct pt_inbox *copy)
             continue;
         bool its_own = tmp.pid == (uint32_t)pid;
         if (rc != 0 || its_own)
-            *copy = tmp;
+            memcpy(copy, &tmp, COPY_BYTES);
         rc = 0;
         if (its_own)
             break;

@@ -26,6 +26,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
 PT_API union pt_inbox_mem pt_inbox_obj __asm__("__posixtrace_want") __attribute__((aligned(4096)));
@@ -91,10 +92,47 @@ static bool map_over(int fd)
     return true;
 }
 
-/* A new inbox holding `tmpl` (the header and entries to start with), at
- * descriptor `at` (replacing what is there: a forked child's copy of its
- * parent's inbox) or at the first free one from PT_INBOX_FD_MIN. */
-static int create_inbox(const struct pt_inbox *tmpl, int at)
+/* The new inbox's first bytes, written from where they are (no staging
+ * copy of the whole inbox: this runs in every fork child and new image):
+ * the want table (tmpl's, or this process's), the header and the entries,
+ * and the names at `names` if not NULL. What is not written stays as
+ * ftruncate made it: zeros, without pages. */
+static bool write_inbox(int fd, const struct pt_inbox *tmpl, const struct pt_name *names)
+{
+    enum { HDR = offsetof(struct pt_inbox, seq), NAMES = offsetof(struct pt_inbox, names) };
+    unsigned char hdr[NAMES - HDR]; /* seq .. the entries: 4 KiB */
+    if (tmpl != NULL)
+        memcpy(hdr, (const unsigned char *)tmpl + HDR, sizeof hdr);
+    else
+        memset(hdr, 0, sizeof hdr);
+#define PUT(field, v) \
+    do { \
+        __typeof__(((struct pt_inbox *)0)->field) v_ = (v); \
+        memcpy(hdr + offsetof(struct pt_inbox, field) - HDR, &v_, sizeof v_); \
+    } while (0)
+    PUT(magic, PT_INBOX_MAGIC);
+    PUT(version, PT_INBOX_VERSION);
+    PUT(pid, pt_pid);
+    PUT(start, pt_start);
+    PUT(fd, fd);
+    PUT(uid, (uint32_t)getuid());
+#undef PUT
+    struct iovec iov[3] = {
+        { (void *)(tmpl != NULL ? tmpl->want.b : pt_want), PT_WANT_BYTES },
+        { hdr, sizeof hdr },
+        { (void *)names, sizeof tmpl->names },
+    };
+    _Static_assert(offsetof(struct pt_inbox, want) == 0 && PT_WANT_BYTES == HDR, "want, then seq");
+    int n = names != NULL ? 3 : 2;
+    size_t len = NAMES + (n == 3 ? sizeof tmpl->names : 0);
+    return pwritev(fd, iov, n, 0) == (ssize_t)len;
+}
+
+/* A new inbox holding `tmpl` (the want table, header and entries to start
+ * with; NULL: none) and `names` (NULL: none), at descriptor `at`
+ * (replacing what is there: a forked child's copy of its parent's inbox)
+ * or at the first free one from PT_INBOX_FD_MIN. */
+static int create_inbox(const struct pt_inbox *tmpl, int at, const struct pt_name *names)
 {
     int fd = memfd_create(PT_INBOX_NAME, MFD_CLOEXEC | MFD_ALLOW_SEALING);
     if (fd < 0)
@@ -105,32 +143,13 @@ static int create_inbox(const struct pt_inbox *tmpl, int at)
         fd = hi;
     }
     fchmod(fd, 0600);
-    static union pt_inbox_mem buf; /* no malloc: this runs in fork children */
-    union pt_inbox_mem *m = &buf;
     /* zeros, without pages yet; sealed: controllers map only an inbox that
      * cannot shrink under them (remote.c) */
     if (ftruncate(fd, PT_INBOX_SIZE) != 0 || pt_seal_size(fd) != 0) {
         close(fd);
         return -1;
     }
-    /* a new process has no names yet: only what precedes them is written,
-     * the rest stays as ftruncate made it (no page of the memfd allocated) */
-    size_t len = tmpl != NULL ? sizeof m->ib : offsetof(struct pt_inbox, names);
-    if (tmpl != NULL) {
-        memset(m, 0, sizeof *m);
-        m->ib = *tmpl;
-    } else {
-        memset(m, 0, len);
-        memcpy(m->ib.want.b, pt_want, PT_WANT_BYTES);
-    }
-    m->ib.magic = PT_INBOX_MAGIC;
-    m->ib.version = PT_INBOX_VERSION;
-    m->ib.pid = pt_pid;
-    m->ib.start = pt_start;
-    m->ib.fd = fd;
-    m->ib.uid = (uint32_t)getuid();
-    bool ok = pwrite(fd, m, len, 0) == (ssize_t)len;
-    if (!ok || !map_over(fd)) {
+    if (!write_inbox(fd, tmpl, names) || !map_over(fd)) {
         close(fd);
         return -1;
     }
@@ -140,14 +159,31 @@ static int create_inbox(const struct pt_inbox *tmpl, int at)
 /* Keep the entries of streams children inherit; drop the others. */
 static void keep_inherited(struct pt_inbox *ib)
 {
-    memset(ib->want.b, 0, sizeof ib->want.b);
-    memset(ib->names, 0, sizeof ib->names);
+    memset(ib->want.b, 0, sizeof ib->want.b); /* (a copy has no names: discover.c) */
     for (unsigned i = 0; i < PT_MAX_ATTACH; i++) {
         if (atomic_load(&ib->ent[i].state) != PT_IE_POSTED ||
             ib->ent[i].inherit != POSIX_TRACE_INHERITED)
             memset(&ib->ent[i], 0, sizeof ib->ent[i]);
     }
     pt_inbox_ring(ib); /* attach them at the first event */
+}
+
+/* A new image keeps its inbox from before the exec: the old image's names
+ * are given back to the memfd as zeros. The pages the names fill are
+ * punched (a memset would give pages to the names of every image, which
+ * mostly has none), the ends shared with other fields set to zeros. */
+static void forget_names(int fd)
+{
+    const size_t off = offsetof(struct pt_inbox, names), len = sizeof PT_INBOX->names;
+    size_t lo = (off + 4095) & ~(size_t)4095, hi = (off + len) & ~(size_t)4095;
+    unsigned char *base = (unsigned char *)PT_INBOX;
+    if (hi <= lo || fallocate(fd, FALLOC_FL_PUNCH_HOLE | FALLOC_FL_KEEP_SIZE, (off_t)lo,
+                              (off_t)(hi - lo)) != 0) {
+        memset(base + off, 0, len);
+        return;
+    }
+    memset(base + off, 0, lo - off);
+    memset(base + hi, 0, off + len - hi);
 }
 
 void pt_inbox_init(void)
@@ -165,11 +201,10 @@ void pt_inbox_init(void)
         if (!own)
             keep_inherited(&found);
         memset(found.want.b, 0, sizeof found.want.b);
-        memset(found.names, 0, sizeof found.names);
         pt_discover_keep_trusted(&found);
         pt_inbox_ring(&found);
         close(fd);
-        inbox_ready = create_inbox(&found, -1) >= 0;
+        inbox_ready = create_inbox(&found, -1, NULL) >= 0;
         if (inbox_ready)
             pt_inbox_refresh();
         return;
@@ -180,7 +215,7 @@ void pt_inbox_init(void)
         if (map_over(fd)) {
             PT_INBOX->fd = fd;
             memset(pt_want, 0, PT_WANT_BYTES);
-            memset(PT_INBOX->names, 0, sizeof PT_INBOX->names); /* the old image's */
+            forget_names(fd); /* the old image's */
             pt_inflight_forget(fd); /* the old image's threads */
             inbox_ready = 1;
             pt_inbox_ring(PT_INBOX);
@@ -193,13 +228,13 @@ void pt_inbox_init(void)
         keep_inherited(&found);
         if (fd >= 0)
             close(fd);
-        if (create_inbox(&found, -1) >= 0) {
+        if (create_inbox(&found, -1, NULL) >= 0) {
             inbox_ready = 1;
             pt_inbox_refresh();
         }
         return;
     }
-    inbox_ready = create_inbox(NULL, -1) >= 0;
+    inbox_ready = create_inbox(NULL, -1, NULL) >= 0;
 }
 
 /* First thing in a forked child: the page is still the parent's inbox,
@@ -208,8 +243,9 @@ void pt_inbox_fork_private(void)
 {
     if (!inbox_ready)
         return;
-    static union pt_inbox_mem copy; /* no malloc: this runs in fork children */
-    memcpy(&copy, &pt_inbox_obj, sizeof copy);
+    /* not the cells (64 KiB): the child's new inbox starts without them */
+    static struct pt_inbox copy; /* no malloc: this runs in fork children */
+    memcpy(&copy, PT_INBOX, sizeof copy);
     void *p = mmap(&pt_inbox_obj, PT_INBOX_SIZE, PROT_READ | PROT_WRITE,
                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
     if (p != MAP_FAILED)
@@ -223,7 +259,10 @@ void pt_inbox_atfork_child(void)
     if (!inbox_ready)
         return;
     pt_proc_stat(getpid(), NULL, &pt_start);
-    struct pt_inbox copy = *PT_INBOX;
+    /* the want table, header and entries (the names are taken from the
+     * private page as they are) */
+    static struct pt_inbox copy; /* no malloc, not 75 KiB of stack */
+    memcpy(&copy, PT_INBOX, offsetof(struct pt_inbox, names));
     int old = copy.fd;
     bool pending = false; /* posted, not yet attached by the parent: ours too */
     for (unsigned i = 0; i < PT_MAX_ATTACH; i++) {
@@ -237,7 +276,7 @@ void pt_inbox_atfork_child(void)
     for (unsigned id = 0; id < PT_WANT_BYTES; id++)
         copy.want.b[id] &= PT_WANT_ON;
     /* at the parent's number: a controller looking sees one or the other */
-    if (create_inbox(&copy, old) < 0) {
+    if (create_inbox(&copy, old, PT_INBOX->names) < 0) {
         inbox_ready = 0; /* no inbox: stay with the private copy */
         close(old);
     } else if (pending) {
@@ -744,7 +783,7 @@ PT_API int posixtrace_reserved_fd_repair(void)
     pt_att_lock_take();
     int fd = PT_INBOX->fd;
     if (!fd_intact()) {
-        fd = create_inbox(PT_INBOX, -1);
+        fd = create_inbox(PT_INBOX, -1, PT_INBOX->names);
         if (fd >= 0) {
             renumber_members(fd);
             set_inheritable();

@@ -23,6 +23,16 @@
  *                target's posix_trace_eventid_open gets the controller's ids
  *   names_ctl_first_attached  the same, the target recording an event (and
  *                so attaching the stream) before it opens the names
+ *   names_fork   the target opens xp/b, xp/a, xp/done before any stream,
+ *                then forks K; a stream created for K afterwards knows the
+ *                names from K's inbox (taken over from its parent's) before
+ *                K records: trid_eventid_open(xp/a) gives the target's id
+ *   names_exec   the target opens xp/old1..3 before any stream; an
+ *                INHERITED stream is created for it (so its new image keeps
+ *                its inbox); it execs the scripted target (t052_xproc_exec
+ *                target; argv[2]: the program), which opens xp/ev and
+ *                xp/done; a stream created afterwards has the new image's
+ *                names only
  *   esrch        a pid that does not exist, a zombie
  *   eperm        (root) processes of other users; argv[2]: the t052 program
  *   eperm_ctl    (internal: the unprivileged controller of eperm)
@@ -403,6 +413,92 @@ static int mode_names_ctl_first(int attached)
     return 0;
 }
 
+/* ---- names_fork: names a fork child's inbox takes from its parent's ---- */
+static int fork_names_target(struct xp_link *l, void *arg)
+{
+    (void)arg;
+    struct two_ids ids = open_reversed(l);
+    pid_t k = fork();
+    if (k == 0) {
+        xp_put(l->out, getpid());
+        xp_get(l->in, 20000, "go");
+        for (uint64_t i = 0; i < 10; i++) {
+            xp_rec(ids.a, "xp/a", "K", 0, i);
+            xp_rec(ids.b, "xp/b", "K", 0, i);
+        }
+        xp_rec(ids.done, "xp/done", "K", 0, 0);
+        xp_put(l->out, 1);
+        xp_get(l->in, 20000, "exit");
+        _exit(0);
+    }
+    int st = xp_wait(k, 30000);
+    return k > 0 && WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : 1;
+}
+
+static int mode_names_fork(void)
+{
+    struct xp_proc t = xp_spawn("T", fork_names_target, NULL);
+    trace_event_id_t la = (trace_event_id_t)xp_get(t.from, 20000, "id a");
+    trace_event_id_t lb = (trace_event_id_t)xp_get(t.from, 20000, "id b");
+    pid_t k = (pid_t)xp_get(t.from, 20000, "K's pid");
+    xp_role_add(k, "K");
+    trace_id_t s = xp_create(k, 4 << 20, 0, 0, 0);
+    /* before K records (and so attaches): known from K's inbox only */
+    trace_event_id_t ca = 0;
+    print_start("S", "trid_eventid_open(xp/a)", posix_trace_trid_eventid_open(s, "xp/a", &ca));
+    printf("ids target_a=%u target_b=%u S_a=%u\n", (unsigned)la, (unsigned)lb, (unsigned)ca);
+    CHECK(posix_trace_start(s));
+    xp_put(t.to, 1);
+    xp_get(t.from, 20000, "recorded");
+    xp_read_stop_print(s, "S", 1, 20000);
+    CHECK(posix_trace_shutdown(s));
+    xp_put(t.to, 1);
+    xp_print_exit("T", xp_wait(t.pid, 40000));
+    return 0;
+}
+
+/* ---- names_exec: a new image's inbox forgets the old image's names ---- */
+static int exec_names_target(struct xp_link *l, void *arg)
+{
+    tc_open("xp/old1");
+    tc_open("xp/old2");
+    tc_open("xp/old3");
+    xp_put(l->out, 1);
+    xp_get(l->in, 20000, "exec");
+    char in[16], out[16];
+    snprintf(in, sizeof in, "%d", l->in);
+    snprintf(out, sizeof out, "%d", l->out);
+    if (fcntl(l->in, F_SETFD, 0) != 0 || fcntl(l->out, F_SETFD, 0) != 0)
+        return 2;
+    execl((const char *)arg, (const char *)arg, "target", "T", in, out, (char *)NULL);
+    return 3;
+}
+
+static int mode_names_exec(const char *t052)
+{
+    struct xp_proc t = xp_spawn("T", exec_names_target, (void *)t052);
+    xp_get(t.from, 20000, "names opened");
+    /* an inherited stream: the new image keeps the process's inbox */
+    trace_id_t s1 = xp_create(t.pid, 4 << 20, 0, 0, POSIX_TRACE_INHERITED);
+    CHECK(posix_trace_start(s1));
+    xp_put(t.to, 1);
+    trace_event_id_t ev = (trace_event_id_t)xp_get(t.from, 20000, "id of xp/ev, after the exec");
+    trace_id_t s = xp_create(t.pid, 4 << 20, 0, 0, 0);
+    printf("ids target_ev=%u\n", (unsigned)ev);
+    trace_event_id_t ids[4] = { 257, 258, 259, ev };
+    for (int i = 0; i < 4; i++) {
+        trace_event_id_t id = ids[i];
+        char nm[TRACE_EVENT_NAME_MAX + 1];
+        int rc = posix_trace_eventid_get_name(s, id, nm);
+        printf("S get_name(%u) rc=%s name=%s\n", (unsigned)id, tc_errname(rc), rc == 0 ? nm : "-");
+    }
+    CHECK(posix_trace_shutdown(s));
+    CHECK(posix_trace_shutdown(s1));
+    xp_cmd(&t, XP_EXIT, 0);
+    xp_print_exit("T", xp_wait(t.pid, 20000));
+    return 0;
+}
+
 /* ---- stop and start by the controller while the target records ---- */
 static int mode_stop_start(void)
 {
@@ -768,10 +864,14 @@ int main(int argc, char **argv)
         return mode_names_ctl_after();
     if (strcmp(m, "names_ctl_first") == 0)
         return mode_names_ctl_first(0);
+    if (strcmp(m, "names_fork") == 0)
+        return mode_names_fork();
     if (strcmp(m, "names_ctl_first_attached") == 0)
         return mode_names_ctl_first(1);
     if (strcmp(m, "esrch") == 0)
         return mode_esrch();
+    if (strcmp(m, "names_exec") == 0 && argc > 2)
+        return mode_names_exec(argv[2]);
     if (strcmp(m, "eperm") == 0 && argc > 2)
         return mode_eperm(argv[2]);
     if (strcmp(m, "eperm_ctl") == 0 && argc > 8)

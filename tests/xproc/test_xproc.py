@@ -189,6 +189,51 @@ def test_controller_opens_names_first():
     assert s1.lost == 0 and s2.lost == 0
 
 
+def test_fork_child_keeps_names_for_new_streams():
+    """The target opened "xp/b", "xp/a", "xp/done" before any stream existed, then
+    forked K. posix_trace_event.3p.txt (eventid_open with no stream): the names are
+    stored "for future trace streams created for this process"; K, a copy of its
+    parent, has them too (its inbox takes them from its parent's at the fork,
+    doc/design.md "Other processes"). On a stream the controller creates for K
+    after the fork, before K records, posix_trace_trid_eventid_open(S, "xp/a")
+    returns the id K has for it (posix_trace_eventid_equal.3p.txt: "If the user
+    trace event name has already been mapped for the traced process, then the
+    previously assigned trace event type identifier shall be returned"), which
+    only K's inbox tells the controller then; K's events carry the ids and names
+    the target opened."""
+    out = prog("names_fork")
+    ls = lines(out)
+    assert "S trid_eventid_open(xp/a) rc=0" in ls, out
+    ids = kv([l for l in ls if l.startswith("ids ")][0])
+    assert ids["S_a"] == ids["target_a"], out
+    s = Col(out, "S")
+    ks = s.keys()
+    assert set(ks) == {("K", 0, "xp/a"), ("K", 0, "xp/b"), ("K", 0, "xp/done")}, out
+    check_run(ks[("K", 0, "xp/a")], 10)
+    check_run(ks[("K", 0, "xp/b")], 10)
+    assert ks[("K", 0, "xp/a")]["id"] == ids["target_a"], out
+    assert ks[("K", 0, "xp/b")]["id"] == ids["target_b"], out
+    assert s.lost == 0 and "T exit=0" in ls, out
+
+
+def test_exec_forgets_the_old_images_names():
+    """The target opened "xp/old1".."xp/old3" (ids 257..259) before any stream
+    existed; the controller created an INHERITED stream S1 for it (so its next
+    image keeps the process's inbox, doc/design.md "Other processes"), and the
+    target exec'd a program that opened "xp/ev" and "xp/done" (the ids S1 left
+    free: 257..259 are its names of the old image's). The names a process stored
+    "for future trace streams" (posix_trace_event.3p.txt) are those its image
+    opened: a stream S created after the exec names "xp/ev" by the new image's
+    id and has no name for 257..259, which only the old image had opened."""
+    out = prog("names_exec", t052())
+    ls = lines(out)
+    ev = kv([l for l in ls if l.startswith("ids ")][0])["target_ev"]
+    assert "S get_name(%s) rc=0 name=xp/ev" % ev in ls, out
+    for old in (257, 258, 259):
+        assert "S get_name(%d) rc=EINVAL name=-" % old in ls, out
+    assert "T exit=0" in ls, out
+
+
 def test_controller_opens_names_after_target_attached():
     """Once the target has recorded into the stream, the controller's
     posix_trace_trid_eventid_open of the target's names returns the target's ids
