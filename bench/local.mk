@@ -46,6 +46,15 @@ bench_bench_run_CPPFLAGS = $(AM_CPPFLAGS) \
 bench_bench_run_LDADD =
 bench_bench_run_CFLAGS = $(AM_CFLAGS) -O2
 EXTRA_bench_bench_run_DEPENDENCIES = bench/libminishim.la
+# bench_procs: a program that starts many processes, traced and not.
+bench_programs += bench/bench_procs
+bench_bench_procs_SOURCES = bench/bench_procs.c bench/bench_util.h
+bench_bench_procs_CPPFLAGS = $(AM_CPPFLAGS) \
+	-DPOSIXTRACE_RUN_PATH='"$(abs_top_builddir)/tools/posixtrace-run"' \
+	-DPOSIXTRACE_RUN_BIN='"$(abs_top_builddir)/tools/.libs/posixtrace-run"' \
+	-DBENCH_LIBDIR='"$(abs_top_builddir)/libtrace/.libs"'
+bench_bench_procs_LDADD =
+bench_bench_procs_CFLAGS = $(AM_CFLAGS) -O2
 # bench_lttng: an LTTng-UST tracepoint beside posix_trace_event, when
 # configure found liblttng-ust-dev (else the program only says it skipped).
 bench_programs += bench/bench_lttng
