@@ -7,17 +7,19 @@
  * captures a call's arguments from them and the tools decode its payload
  * with the same generic code as the shim's events.
  *
- * The table is built once, at load (a constructor), without allocating;
- * pt_syscall_desc() builds it first if called before (same values: building
- * twice is harmless). Every process that loads the library pays for it, so
- * the decoded descriptors are found by name through a hash index (about
+ * The table is built once, without allocating, at the first call of
+ * pt_syscall_desc() (pthread_once): a process that never asks (a traced
+ * program outside the system-call mode) does not pay for it (72 KiB of
+ * descriptors, 18 pages). The shim's system-call mode asks before it arms
+ * the first thread (preload/sud/arm.c), so no SIGSYS handler builds it.
+ * The decoded descriptors are found by name through a hash index (about
  * 78 000 instructions in all, callgrind) instead of a search of the whole
- * list for each system call (1.4 million: 0.4 ms of every traced process's
- * start-up).
+ * list for each system call (1.4 million).
  */
 #include "../internal.h"
 #include "../ring/shm_layout.h"
 #include <posixtrace/events.h>
+#include <pthread.h>
 #include <string.h>
 #include <xxhash.h>
 
@@ -44,7 +46,7 @@ static const struct posixtrace_event_desc decoded[] = {
 _Static_assert(POSIXTRACE_MAX_FIELDS >= 6, "a system call's six arguments fit a descriptor");
 
 static struct posixtrace_event_desc descs[PT_SYSCALL_NR_MAX + 1];
-static atomic_int built;
+static pthread_once_t built = PTHREAD_ONCE_INIT;
 
 static const struct posixtrace_event_desc raw = {
     0, NULL, "syscall", 6,
@@ -95,19 +97,12 @@ static void build(void)
         e.name = sys_nrs[i].name;
         descs[nr] = e;
     }
-    atomic_store_explicit(&built, 1, memory_order_release);
-}
-
-__attribute__((constructor)) static void pt_syscalls_init(void)
-{
-    build();
 }
 
 const struct posixtrace_event_desc *pt_syscall_desc(unsigned nr)
 {
     if (nr > PT_SYSCALL_NR_MAX)
         return NULL;
-    if (!atomic_load_explicit(&built, memory_order_acquire))
-        build();
+    pthread_once(&built, build);
     return descs[nr].name != NULL ? &descs[nr] : NULL;
 }

@@ -111,6 +111,9 @@ void shim_sud_child(void)
 static bool turn_on(void)
 {
 #if defined(__x86_64__)
+    /* the descriptors built now, not by the first SIGSYS handler
+     * (libtrace/api/syscalls_table.c) */
+    (void)posixtrace_event_desc(POSIXTRACE_SYSCALL_FIRST);
     struct shim_ksigaction sa = {
         .handler = (void *)shim_sud_handler,
         .flags = SA_SIGINFO | SA_NODEFER | SA_RESTART | SA_RESTORER,
