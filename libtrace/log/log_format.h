@@ -74,6 +74,8 @@ enum {
 _Static_assert(PT_LOGF_R_FLAGS + 4 == PT_LOGF_REC_HDR, "record header");
 enum { PT_LOGF_REC_EVENT = 1, PT_LOGF_REC_ANCHOR = 2 }; /* the commit word's type */
 #define PT_LOGF_COMMIT(type, size) (((uint32_t)(type) << 24) | (uint32_t)(size))
+#define PT_LOGF_COMMIT_TYPE(w)     ((uint32_t)(w) >> 24)
+#define PT_LOGF_COMMIT_SIZE(w)     ((uint32_t)(w) & 0xffffffu)
 
 /* ---- a STATUS block's payload: posix_trace_status_info, flags, lost ---- */
 enum {

@@ -108,7 +108,7 @@ static int cur_next(struct pt_logr *l, struct lr_cursor *c)
                 c->off = c->plen;
                 break;
             }
-            if (c->rec.kind == LR_REC_EVENT)
+            if (c->rec.kind == PT_LOGF_REC_EVENT)
                 return 1;
             c->a_ticks = c->rec.ts;
             c->a_ns = (int64_t)c->rec.addr;

@@ -37,7 +37,6 @@
 
 enum { LR_EVENTS = PT_LOG_EVENTS, LR_NAMES = PT_LOG_NAMES, LR_STATUS = PT_LOG_STATUS,
        LR_PACKED = PT_LOG_PACKED };
-enum { LR_REC_EVENT = 1, LR_REC_ANCHOR = 2 };
 
 /* A block of events: raw records (EVENTS) or packed ones (PACKED). */
 static inline int lr_is_events(uint32_t type)
@@ -80,7 +79,7 @@ struct lr_block {
 
 /* One record of an EVENTS or PACKED payload, decoded. */
 struct lr_rec {
-    uint32_t kind;              /* LR_REC_EVENT or LR_REC_ANCHOR */
+    uint32_t kind;              /* PT_LOGF_REC_EVENT or PT_LOGF_REC_ANCHOR */
     uint32_t size;              /* bytes it takes in the payload */
     uint32_t id, len, flags;    /* flags: bit 0 truncated when recorded */
     uint64_t ts, addr;          /* an anchor's CLOCK_REALTIME ns is in addr */

@@ -27,16 +27,16 @@ uint32_t lr_raw_rec(const unsigned char *p, uint32_t n, uint32_t max_len, struct
 {
     if (n < LR_REC_HDR)
         return 0;
-    uint32_t w = lr_rd32(p), type = w >> 24, size = w & 0xffffffu;
+    uint32_t w = lr_rd32(p), type = PT_LOGF_COMMIT_TYPE(w), size = PT_LOGF_COMMIT_SIZE(w);
     uint32_t id = lr_rd32(p + PT_LOGF_R_ID), len = lr_rd32(p + PT_LOGF_R_LEN);
     if (size > n || size < LR_REC_HDR || size % 8 != 0)
         return 0;
     *r = (struct lr_rec){ .kind = type, .size = size, .id = id, .len = len,
                           .flags = lr_rd32(p + PT_LOGF_R_FLAGS), .ts = lr_rd64(p + PT_LOGF_R_TS),
                           .addr = lr_rd64(p + PT_LOGF_R_ADDR), .data = LR_REC_HDR };
-    if (type == LR_REC_ANCHOR)
+    if (type == PT_LOGF_REC_ANCHOR)
         return size == LR_REC_HDR && len == 0 && id == 0 ? size : 0;
-    if (type != LR_REC_EVENT || id > LR_ID_MAX || len > max_len)
+    if (type != PT_LOGF_REC_EVENT || id > LR_ID_MAX || len > max_len)
         return 0;
     if (size != LR_REC_HDR + ((len + 7u) & ~7u) || !sys_data_ok(id, p + LR_REC_HDR, len))
         return 0;
@@ -101,12 +101,12 @@ uint32_t lr_packed_rec(const unsigned char *p, uint32_t n, uint32_t max_len,
     if (n < 2)
         return 0;
     unsigned tag = p[0], kind = tag & 3u;
-    if ((tag & 0xe0u) != 0 || (kind != LR_REC_EVENT && kind != LR_REC_ANCHOR))
+    if ((tag & 0xe0u) != 0 || (kind != PT_LOGF_REC_EVENT && kind != PT_LOGF_REC_ANCHOR))
         return 0;
     if (!varint(p, n, &k, &v))
         return 0;
     *r = (struct lr_rec){ .kind = kind, .ts = st->ts + unzigzag(v) };
-    if (kind == LR_REC_ANCHOR) {
+    if (kind == PT_LOGF_REC_ANCHOR) {
         if ((tag & 0x1cu) != 0 || !varint(p, n, &k, &v))
             return 0;
         r->addr = unzigzag(v);

@@ -341,7 +341,7 @@ PT_STEP int look_record(struct pt_handle *h, uint32_t i, struct pt_cons_rec *p, 
         r->anchor_ns = (int64_t)p->rec.addr;
         r->has_anchor = 1;
     }
-    pt_dec_apply(&h->decs[i], &p->rec); /* a class */
+    pt_dec_apply(&h->decs[i], &p->rec); /* an anchor (no state) or a class */
     r->off += p->rec.size;
     return LOOK_AGAIN;
 }

@@ -82,7 +82,7 @@ static inline int pt_id_is_system(uint32_t id)
  * record as it is on disk (log_format.h: 32 bytes, data padded to 8). A
  * stream's records are encoded (recfmt.h), not this. */
 struct pt_rec {
-    _Atomic uint32_t commit; /* the log's: (type << 22) | size, as recfmt.h's class-0 words */
+    _Atomic uint32_t commit; /* the log's: PT_LOGF_COMMIT(type, size), log_format.h */
     uint32_t id;             /* event type id (anchor: 0) */
     uint64_t ts;             /* clock ticks (TSC or ns, see pt_shm.clock_mode) */
     uint64_t addr;           /* program address (anchor: CLOCK_REALTIME ns) */

@@ -39,7 +39,7 @@ static uint32_t decode_check(const unsigned char *b, uint32_t n, uint64_t from,
         if (size == 0)
             return i;
         const struct orig *o = &want[i];
-        UT_EQ(r.kind, o->anchor ? LR_REC_ANCHOR : LR_REC_EVENT);
+        UT_EQ(r.kind, o->anchor ? PT_LOGF_REC_ANCHOR : PT_LOGF_REC_EVENT);
         UT_EQ(r.ts, o->rec.ts);
         UT_EQ(r.addr, o->rec.addr);
         if (!o->anchor) {
