@@ -53,14 +53,8 @@ static int run_once(int traced, struct result *r)
 /* posixtrace-run's last line: "N events in LOG, L lost". */
 static int check_complete(long n)
 {
-    FILE *f = fopen(errpath, "r");
-    char line[512];
-    long ev = -1, lost = -1;
-    while (f != NULL && fgets(line, sizeof line, f) != NULL)
-        if (strncmp(line, "posixtrace-run: ", 16) == 0)
-            sscanf(line + 16, "%ld events in %*s %ld lost", &ev, &lost);
-    if (f != NULL)
-        fclose(f);
+    long ev, lost;
+    bench_run_report(errpath, &ev, &lost);
     return ev >= 2 * n && lost == 0 ? 0 : -1;
 }
 

@@ -108,14 +108,8 @@ static int check_complete(enum kind k, long n)
         return stat(minipath, &sb) == 0 && sb.st_size / 64 >= 3 * n ? 0 : -1;
     if (k != RUN)
         return 0;
-    FILE *f = fopen(errpath, "r");
-    char line[512];
-    long ev = -1, lost = -1;
-    while (f != NULL && fgets(line, sizeof line, f) != NULL)
-        if (strncmp(line, "posixtrace-run: ", 16) == 0)
-            sscanf(line + 16, "%ld events in %*s %ld lost", &ev, &lost);
-    if (f != NULL)
-        fclose(f);
+    long ev, lost;
+    bench_run_report(errpath, &ev, &lost);
     return ev >= 3 * n && lost == 0 ? 0 : -1;
 }
 

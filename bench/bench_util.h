@@ -144,6 +144,20 @@ static inline double bench_child(const char *self, char *const env[], char *cons
     return bench_collect(pid, fd, buf, sizeof buf, NULL) == 0 ? strtod(buf, NULL) : -1;
 }
 
+/* posixtrace-run's report, its last line in errpath ("posixtrace-run: N
+ * events in LOG, L lost"): *ev and *lost, -1 each when it is not there. */
+static inline void bench_run_report(const char *errpath, long *ev, long *lost)
+{
+    FILE *f = fopen(errpath, "r");
+    char line[512];
+    *ev = *lost = -1;
+    while (f != NULL && fgets(line, sizeof line, f) != NULL)
+        if (strncmp(line, "posixtrace-run: ", 16) == 0)
+            sscanf(line + 16, "%ld events in %*s %ld lost", ev, lost);
+    if (f != NULL)
+        fclose(f);
+}
+
 /* This program's path, to run it again: 0, or -1. */
 static inline int bench_self(char *self, size_t n)
 {
