@@ -200,6 +200,16 @@ static inline void pt_enc_full(unsigned char *p, uint32_t id, uint32_t flags, ui
     memcpy(p + 20, &addr, 8);
 }
 
+/* A compact event's header after its word (its length, if VARLEN): returns
+ * where its data goes. */
+static inline uint32_t pt_enc_compact(unsigned char *p, bool varlen, uint32_t len)
+{
+    if (!varlen)
+        return 4u;
+    memcpy(p + 4, &len, 4);
+    return 8u;
+}
+
 static inline void pt_enc_anchor(unsigned char *p, uint64_t ticks, int64_t ns)
 {
     memcpy(p + 4, &ticks, 8);

@@ -328,11 +328,7 @@ static inline void put_compact_at(struct pt_shm *s, uint64_t pos, const struct p
 {
     unsigned char *r = rec_at_pos(s, pos);
     announce(s, pos, ts);
-    uint32_t hdr = 4;
-    if (cl->varlen) {
-        memcpy(r + 4, &len, 4);
-        hdr = 8;
-    }
+    uint32_t hdr = pt_enc_compact(r, cl->varlen, len);
     pt_copy_small(r + hdr, data, len);
     publish(s, pos, hdr + pt_round4(len), PT_COMPACT(cl->cls, delta));
 }

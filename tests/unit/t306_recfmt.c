@@ -30,9 +30,7 @@ static uint32_t add_class(uint8_t k, uint16_t id, uint32_t len, uint64_t addr, b
 
 static uint32_t add_compact(uint8_t k, uint32_t delta, bool varlen, const void *d, uint32_t len)
 {
-    uint32_t at = pos, hdr = varlen ? 8 : 4;
-    if (varlen)
-        memcpy(buf + at + 4, &len, 4);
+    uint32_t at = pos, hdr = pt_enc_compact(buf + at, varlen, len);
     memcpy(buf + at + hdr, d, len);
     put_commit(at, PT_COMPACT(k, delta));
     pos += pt_compact_size(varlen, len);
