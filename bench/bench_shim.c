@@ -6,7 +6,8 @@
  *   plain        no shim                          (the baseline)
  *   idle         shim loaded, no stream           (informational here: see "cheap")
  *   recording    shim, a running stream of the process, a reader thread
- *                draining it with posix_trace_getnext_event (target: < 100 ns)
+ *                draining it with posix_trace_getnext_event (informational:
+ *                the per-call target is bench_run's, on cheap calls)
  *   writer       the same stream with no reader (LOOP reuses the oldest
  *                chunks): the writer's own cost, without a reader competing
  *                for the CPUs
@@ -417,9 +418,9 @@ int main(void)
     printf("%-52s %8.1f ns per iteration (open+write+close)\n", "plain loop [baseline]", plain);
     printf("%-52s %8.1f ns added per call   (informational: within this loop's noise)\n",
            "shim loaded, no stream, open+write+close", (idle - plain) / 3);
-    printf("%-52s %8.1f ns added per call   %s (< 100 ns)\n",
-           "shim, traced + read by a controller, args recorded", add_rec,
-           add_rec < 100 ? "OK" : "MISSED");
+    printf("%-52s %8.1f ns added per call   (informational: within this loop's noise; "
+           "the < 100 ns target is bench_run's cheap calls)\n",
+           "shim, traced + read by a controller, args recorded", add_rec);
     printf("%-52s %8.1f ns added per call   (informational)\n",
            "shim, stream running, no reader", (wr - plain) / 3);
     printf("%-52s %8.1f ns per iteration (+%.1f ns per call)\n",
