@@ -5,7 +5,8 @@
  * Calls made by the trace system itself (libposixtrace: its log writer, its
  * flusher thread, mapping streams; the unwinder (libgcc_s) while it captures
  * a stack; this shim) are not the program's and are not recorded: their call site lies in
- * one of those objects, whose address ranges shim_init notes.
+ * one of those objects, whose address ranges shim_init notes (the
+ * unwinder's when unwind.c loads it).
  */
 #include "shim.h"
 
@@ -16,7 +17,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <unwind.h>
 
 struct shim_config shim_cfg = { .strsize = 32, .stack_depth = 0, .keep_preload = 1 };
 
@@ -26,7 +26,8 @@ struct shim_range shim_ranges[NRANGES];
 
 bool shim_libtrace_caller(const void *ra)
 {
-    return (uintptr_t)ra - shim_ranges[0].lo < shim_ranges[0].size; /* [0]: libposixtrace */
+    const struct shim_range *r = &shim_ranges[SHIM_RANGE_LIBTRACE];
+    return (uintptr_t)ra - r->lo < r->size;
 }
 
 static __thread uint32_t tls_tid __attribute__((tls_model("initial-exec")));
@@ -154,9 +155,9 @@ static int find_ranges(struct dl_phdr_info *info, size_t size, void *data)
             hi = a + ph->p_memsz;
     }
     for (int k = 0; k < NRANGES; k++) {
-        if (q->addr[k] >= lo && q->addr[k] < hi) {
-            shim_ranges[k].lo = lo;
-            shim_ranges[k].size = hi - lo;
+        if (q->addr[k] != 0 && q->addr[k] >= lo && q->addr[k] < hi) {
+            __atomic_store_n(&shim_ranges[k].lo, lo, __ATOMIC_RELAXED);
+            __atomic_store_n(&shim_ranges[k].size, hi - lo, __ATOMIC_RELEASE); /* shim.h */
         }
     }
     return 0;
@@ -181,6 +182,14 @@ static void read_config(void)
     shim_cfg.keep_preload = env_uint("POSIXTRACE_KEEP_PRELOAD", 1, 1);
 }
 
+/* Stacks asked for by the environment need the unwinder (unwind.c); loaded
+ * once the shim's ranges are known, so that its own calls are not recorded. */
+static void load_unwinder(void)
+{
+    if (shim_cfg.stack_depth != 0 && !shim_unwind_load())
+        shim_cfg.stack_depth = 0; /* said on stderr */
+}
+
 void shim_process_start(int argc, char **argv);
 void shim_preload_init(void);
 void shim_threads_init(void);
@@ -190,12 +199,21 @@ void shim_exec_init(void);
 int shim_started;
 static int ranges_noted;
 
+/* libposixtrace's and the shim's ranges; the unwinder's when it is loaded
+ * (unwind.c): until then addr 0 matches no object. */
 static void note_ranges(void)
 {
-    struct range_query q = { { (uintptr_t)&posixtrace_sys_event, (uintptr_t)&_Unwind_Backtrace,
-                               (uintptr_t)&note_ranges } };
+    struct range_query q = { { [SHIM_RANGE_LIBTRACE] = (uintptr_t)&posixtrace_sys_event,
+                               [SHIM_RANGE_SHIM] = (uintptr_t)&note_ranges } };
     dl_iterate_phdr(find_ranges, &q);
     __atomic_store_n(&ranges_noted, 1, __ATOMIC_RELEASE);
+}
+
+void shim_note_range(int k, uintptr_t addr)
+{
+    struct range_query q = { { 0 } };
+    q.addr[k] = addr;
+    dl_iterate_phdr(find_ranges, &q);
 }
 
 /* Once per image: from the constructor, or earlier from the first recorded
@@ -209,6 +227,7 @@ static void shim_setup(int argc, char **argv)
     read_config();
     if (!__atomic_load_n(&ranges_noted, __ATOMIC_ACQUIRE))
         note_ranges();
+    load_unwinder();
     shim_preload_init();
     shim_exec_init();
     shim_threads_init();

@@ -10,6 +10,7 @@ preload_libposixtrace_preload_la_SOURCES = \
 	preload/env.c \
 	preload/modules.c \
 	preload/stack.c \
+	preload/unwind.c \
 	preload/lifecycle.c \
 	preload/fork.c \
 	preload/exec.c \
@@ -39,6 +40,6 @@ preload_libposixtrace_preload_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_builddir)/pre
 preload_libposixtrace_preload_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 preload_libposixtrace_preload_la_LDFLAGS = $(AM_LDFLAGS) -module -avoid-version -no-undefined \
 	-shared
-preload_libposixtrace_preload_la_LIBADD = libtrace/libposixtrace.la -lgcc_s -ldl -lpthread
+preload_libposixtrace_preload_la_LIBADD = libtrace/libposixtrace.la -ldl -lpthread
 
 EXTRA_DIST += doc/events.md

@@ -34,6 +34,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <sys/types.h>
+#include <unwind.h>
 
 #include <posixtrace/events.h>
 #include <posixtrace/record.h>
@@ -79,6 +80,12 @@ struct shim_range {
     uintptr_t lo, size;
 };
 extern struct shim_range shim_ranges[3];
+enum { SHIM_RANGE_LIBTRACE, SHIM_RANGE_UNWINDER, SHIM_RANGE_SHIM };
+/* Notes range k as the object holding addr (the unwinder's, once loaded:
+ * unwind.c). A recording thread may read the pair meanwhile: lo is stored
+ * before size, and a size read with the old lo (0) covers only the first
+ * pages of the address space, where no program code lies. */
+void shim_note_range(int k, uintptr_t addr);
 /* ra lies in one of them: no early exit, the program's own call sites (the
  * usual case) are in none */
 static inline bool shim_internal_caller(const void *ra)
@@ -133,6 +140,20 @@ void shim_report_fds(void);
 /* The inode of descriptor fd (pipe:[INODE], socket:[INODE]), 0 if none:
  * one fstat, after a call that made fd (pipe, socket, socketpair). */
 uint64_t shim_fd_ino(int fd);
+
+/* ---- unwind.c: libgcc's unwinder, loaded on demand ---- */
+typedef _Unwind_Reason_Code (*shim_unw_backtrace_fn)(_Unwind_Trace_Fn, void *);
+typedef _Unwind_Ptr (*shim_unw_ip_fn)(struct _Unwind_Context *, int *);
+typedef _Unwind_Word (*shim_unw_cfa_fn)(struct _Unwind_Context *);
+struct shim_unwinder {
+    shim_unw_backtrace_fn backtrace; /* NULL until loaded, then never changes */
+    shim_unw_ip_fn get_ip_info;
+    shim_unw_cfa_fn get_cfa;
+};
+extern struct shim_unwinder shim_unw;
+/* Loads libgcc_s.so.1 (once; said once on stderr if it cannot): true when
+ * shim_unw is usable. Not async-signal-safe (dlopen): ordinary code only. */
+bool shim_unwind_load(void);
 
 /* ---- stack.c ---- */
 /* The stack event of the call made from ra (NULL: none), by thread tid. */

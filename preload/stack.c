@@ -9,14 +9,13 @@
  *
  * The unwinder is the C compiler's (libgcc's _Unwind_Backtrace, which finds
  * each object's unwind table with glibc's _dl_find_object: no lock, no
- * allocation, no system call). It leaves nothing in the process: libunwind
+ * allocation, no system call), loaded when stacks are turned on (unwind.c).
+ * It leaves nothing in the process: libunwind
  * was dropped because it opens a pipe at its first use (to validate memory,
  * libunwind 1.6 x86_64 Ginit.c), which shifted the program's descriptor
  * numbers and later read from whatever descriptor took the pipe's number.
  */
 #include "shim.h"
-
-#include <unwind.h>
 
 #define SHIM_STACK_LOOK 8 /* the call site is looked for among the first frames */
 
@@ -32,7 +31,7 @@ static _Unwind_Reason_Code one_frame(struct _Unwind_Context *ctx, void *arg)
 {
     struct walk *w = arg;
     int before = 0;
-    uintptr_t ip = _Unwind_GetIPInfo(ctx, &before);
+    uintptr_t ip = shim_unw.get_ip_info(ctx, &before);
     if (ip == 0)
         return _URC_END_OF_STACK;
     if (shim_internal_caller((const void *)ip))
@@ -52,7 +51,9 @@ static unsigned capture(const void *ra, uint64_t *out, unsigned depth)
 {
     uint64_t raw[SHIM_STACK_MAX + SHIM_STACK_LOOK];
     struct walk w = { (uintptr_t)ra, raw, 0, depth + SHIM_STACK_LOOK, depth, false };
-    _Unwind_Backtrace(one_frame, &w);
+    shim_unw_backtrace_fn bt = __atomic_load_n(&shim_unw.backtrace, __ATOMIC_ACQUIRE);
+    if (bt != NULL) /* else not loaded: stacks are not turned on without it */
+        bt(one_frame, &w);
     unsigned n = 0;
     if (!w.found) /* the call site was not unwound to (a frame without unwind info) */
         out[n++] = (uint64_t)(uintptr_t)ra;
@@ -79,11 +80,15 @@ void shim_record_stack(const void *ra, uint32_t tid)
     shim_record(&c);
 }
 
-/* Extension for programs that run under the shim (<posixtrace/events.h>). */
+/* Extension for programs that run under the shim (<posixtrace/events.h>).
+ * Stacks need the unwinder: loaded here the first time (not from a signal
+ * handler: dlopen). */
 SHIM_API int posixtrace_shim_set_stack(unsigned depth)
 {
     if (depth > SHIM_STACK_MAX)
         return EINVAL;
+    if (depth != 0 && !shim_unwind_load())
+        return ENOTSUP;
     __atomic_store_n(&shim_cfg.stack_depth, depth, __ATOMIC_RELAXED);
     return 0;
 }

@@ -174,7 +174,9 @@ const struct posixtrace_event_desc *posixtrace_event_desc(unsigned id);
 /* Defined by libposixtrace-preload.so (find it with dlsym(RTLD_DEFAULT, ...)
  * in a program that may run without the shim): record a "stack" event of up
  * to `depth` frames (at most 64; 0: none) after each recorded call, as
- * POSIXTRACE_STACK=depth does. 0 or EINVAL. */
+ * POSIXTRACE_STACK=depth does. 0, EINVAL (depth > 64) or ENOTSUP (the
+ * unwinder, libgcc_s.so.1, cannot be loaded). The first call that turns
+ * stacks on loads the unwinder (dlopen): not from a signal handler. */
 int posixtrace_shim_set_stack(unsigned depth);
 
 /* Defined by libposixtrace-preload.so (dlsym(RTLD_DEFAULT, ...) likewise):

@@ -112,8 +112,10 @@ static bool turn_on(void)
 {
 #if defined(__x86_64__)
     /* the descriptors built now, not by the first SIGSYS handler
-     * (libtrace/api/syscalls_table.c) */
+     * (libtrace/api/syscalls_table.c); the unwinder loaded now, which the
+     * handler cannot do (caller.c; without it, said on stderr) */
     (void)posixtrace_event_desc(POSIXTRACE_SYSCALL_FIRST);
+    (void)shim_unwind_load();
     struct shim_ksigaction sa = {
         .handler = (void *)shim_sud_handler,
         .flags = SA_SIGINFO | SA_NODEFER | SA_RESTART | SA_RESTORER,

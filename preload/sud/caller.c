@@ -6,8 +6,9 @@
  * a call; the kernel gives only the address after the instruction
  * (si_call_addr).
  *
- * Unwinding from the SIGSYS handler with libgcc's _Unwind_Backtrace
- * (lock-free through glibc's _dl_find_object, no allocation, no system
+ * Unwinding from the SIGSYS handler with libgcc's _Unwind_Backtrace (loaded
+ * before the mode is turned on: ../unwind.c; without it a call keeps the
+ * instruction's address) (lock-free through glibc's _dl_find_object, no allocation, no system
  * call; the handler's sa_restorer has the bytes of glibc's __restore_rt, so
  * libgcc steps through the signal frame) finds it, at about the cost of the
  * trap itself. So it is done once per call site: the interrupted function's
@@ -24,8 +25,6 @@
  */
 #include "../shim.h"
 #include "sud.h"
-
-#include <unwind.h>
 
 #define LOOK 16       /* frames looked at: the handler's own, the signal frame, the call's */
 #define SITES 1024    /* call sites remembered (direct-mapped) */
@@ -46,12 +45,12 @@ static _Unwind_Reason_Code frame(struct _Unwind_Context *ctx, void *arg)
 {
     struct find *f = arg;
     int before = 0;
-    uintptr_t ip = _Unwind_GetIPInfo(ctx, &before);
+    uintptr_t ip = shim_unw.get_ip_info(ctx, &before);
     if (ip == 0 || --f->left < 0)
         return _URC_END_OF_STACK;
     if (f->seen) { /* the caller's frame: the CFA is the callee's */
         f->caller = ip;
-        f->cfa = _Unwind_GetCFA(ctx);
+        f->cfa = shim_unw.get_cfa(ctx);
         return _URC_END_OF_STACK;
     }
     f->seen = ip == f->at;
@@ -85,8 +84,11 @@ const void *shim_sud_caller(const void *call_addr, uintptr_t sp, uintptr_t fp)
         return *(const void *const *)(sp + ((w & 0xffff) >> 3) * 8 - 8);
     if ((w >> 16) == at && (w & 7) == NONE)
         return call_addr;
+    shim_unw_backtrace_fn bt = __atomic_load_n(&shim_unw.backtrace, __ATOMIC_ACQUIRE);
+    if (bt == NULL) /* libgcc_s could not be loaded (said when the mode was turned on) */
+        return call_addr;
     struct find f = { at, 0, 0, 0, LOOK };
-    _Unwind_Backtrace(frame, &f);
+    bt(frame, &f);
     if (at >> 47 == 0 && ((w >> 16) != at || (w & 7) != UNWIND))
         __atomic_store_n(slot, learn(w, &f, sp, fp), __ATOMIC_RELAXED);
     return f.caller != 0 ? (const void *)f.caller : call_addr;

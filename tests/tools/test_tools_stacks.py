@@ -64,35 +64,69 @@ def modules(js):
 
 
 PROBE = r'''
-import os, sys
+import json, os, sys
 fd = os.open(sys.argv[1], os.O_RDONLY)
 fds = sorted(int(n) for n in os.listdir("/proc/self/fd"))
 status = open("/proc/self/status").read().splitlines()
 sig = [l for l in status if l.startswith(("SigBlk", "SigIgn", "SigCgt"))]
 maps = sorted({l.split()[5] for l in open("/proc/self/maps") if len(l.split()) > 5})
-print(fd, fds, sig, maps)
+print(json.dumps([fd, fds, sig, maps]))
 '''
+
+
+def is_unwinder(path):
+    return os.path.basename(path).startswith("libgcc_s.so.")
 
 
 def test_stack_changes_nothing_visible(tmp_path):
     """A traced python3 that opens a file gets descriptor 3 with and without
     --stack, and sees the same descriptors, signal dispositions and mapped
-    objects (the unwinder opened a pipe in the program: its open returned 5)."""
+    objects (the unwinder opened a pipe in the program: its open returned 5),
+    but for the unwinder itself (libgcc_s), which the shim loads only when
+    stacks are asked for (preload/unwind.c): a traced program that does not
+    load it itself has it mapped with --stack only."""
     data = tmp_path / "data"
     data.write_text("x")
+    untraced = subprocess.run([PY, "-c", PROBE, str(data)], capture_output=True, text=True,
+                              timeout=TIMEOUT, check=True)
+    own_unwinder = any(is_unwinder(m) for m in json.loads(untraced.stdout)[3])
     outs = []
     for opts in ([], ["-k"], ["-k", "64"]):
         log = tmp_path / ("l%d.ptl" % len(outs))
         p = trun("-q", "-e", "file,stack", *opts, "-o", str(log), PY, "-c", PROBE, str(data))
-        outs.append(p.out)
+        outs.append(json.loads(p.out))
         js = json_lines(tdump("-f", "json", str(log)).out)
         opens = [e for e in js if e["event"] == "posixtrace:open" and
                  e["args"]["path"] == str(data)]
         assert len(opens) == 1 and opens[0]["ret"] == 3, opens
         nstacks = len([e for e in js if e["event"] == "posixtrace:stack"])
         assert (nstacks > 0) == bool(opts), (opts, nstacks)
-    assert outs[0].startswith("3 [0, 1, 2, 3, "), outs[0]
-    assert outs[1] == outs[0] and outs[2] == outs[0], outs
+    assert outs[0][0] == 3 and outs[0][1][:4] == [0, 1, 2, 3], outs[0]
+    for o in outs[1:]:
+        assert o[:3] == outs[0][:3], (o, outs[0])
+        added = sorted(set(o[3]) - set(outs[0][3]))
+        assert set(outs[0][3]) <= set(o[3]) and all(is_unwinder(m) for m in added), added
+        assert any(is_unwinder(m) for m in o[3]), o[3]
+    assert own_unwinder or not any(is_unwinder(m) for m in outs[0][3]), outs[0][3]
+
+
+def test_stack_without_unwinder_is_said(tmp_path):
+    """When libgcc_s.so.1 cannot be loaded (here a bogus file of that name
+    first in LD_LIBRARY_PATH), -k says so once on stderr, records no stack
+    and traces the program all the same (preload/unwind.c)."""
+    bogus = tmp_path / "lib"
+    bogus.mkdir()
+    (bogus / "libgcc_s.so.1").write_bytes(b"not an ELF object")
+    path = str(bogus) + ":" + os.environ.get("LD_LIBRARY_PATH", "")
+    log = tmp_path / "s.ptl"
+    p = trun("-k", "-o", str(log), PY, "-c", "import os; os.close(os.open('/', os.O_RDONLY))",
+             env={"LD_LIBRARY_PATH": path})
+    said = [l for l in p.err.splitlines() if "libgcc_s.so.1 (the unwinder) could not be loaded" in l]
+    assert len(said) == 1 and "no call stacks" in said[0], p.err
+    js = json_lines(tdump("-f", "json", str(log)).out)
+    assert not [e for e in js if e["event"] == "posixtrace:stack"]
+    assert [e for e in js if e["event"] == "posixtrace:open" and e["args"]["path"] == "/"], \
+        sorted({e["event"] for e in js})
 
 
 @needs_gcc
