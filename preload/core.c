@@ -17,7 +17,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-
 struct shim_config shim_cfg = { .strsize = 32, .stack_depth = 0, .keep_preload = 1 };
 
 #define NRANGES 3

@@ -6,10 +6,10 @@
  * a call; the kernel gives only the address after the instruction
  * (si_call_addr).
  *
- * Unwinding from the SIGSYS handler with libgcc's _Unwind_Backtrace (loaded
- * before the mode is turned on: ../unwind.c; without it a call keeps the
- * instruction's address) (lock-free through glibc's _dl_find_object, no allocation, no system
- * call; the handler's sa_restorer has the bytes of glibc's __restore_rt, so
+ * Unwinding from the SIGSYS handler with libgcc's _Unwind_Backtrace
+ * (lock-free through glibc's _dl_find_object, no allocation, no system
+ * call; loaded before the mode is turned on, ../unwind.c, and without it a
+ * call keeps the instruction's address; the handler's sa_restorer has the bytes of glibc's __restore_rt, so
  * libgcc steps through the signal frame) finds it, at about the cost of the
  * trap itself. So it is done once per call site: the interrupted function's
  * canonical frame address (CFA) less the trapped stack pointer is the same
