@@ -9,8 +9,9 @@
  * Unwinding from the SIGSYS handler with libgcc's _Unwind_Backtrace
  * (lock-free through glibc's _dl_find_object, no allocation, no system
  * call; loaded before the mode is turned on, ../unwind.c, and without it a
- * call keeps the instruction's address; the handler's sa_restorer has the bytes of glibc's __restore_rt, so
- * libgcc steps through the signal frame) finds it, at about the cost of the
+ * call keeps the instruction's address; the handler's sa_restorer has the
+ * bytes of glibc's __restore_rt, so libgcc steps through the signal frame)
+ * finds it, at about the cost of the
  * trap itself. So it is done once per call site: the interrupted function's
  * canonical frame address (CFA) less the trapped stack pointer is the same
  * at every call from one instruction when the CFA is computed from rsp
