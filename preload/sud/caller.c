@@ -11,8 +11,8 @@
  * call; loaded before the mode is turned on, ../unwind.c, and without it a
  * call keeps the instruction's address; the handler's sa_restorer has the
  * bytes of glibc's __restore_rt, so libgcc steps through the signal frame)
- * finds it, at about the cost of the
- * trap itself. So it is done once per call site: the interrupted function's
+ * finds it, at about the cost of the trap itself. So it is done once per
+ * call site: the interrupted function's
  * canonical frame address (CFA) less the trapped stack pointer is the same
  * at every call from one instruction when the CFA is computed from rsp
  * (not from rbp: a frame-pointer frame), and the caller's address is then
