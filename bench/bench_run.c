@@ -45,10 +45,11 @@ static double tv_s(struct timeval t)
     return (double)t.tv_sec + (double)t.tv_usec / 1e6;
 }
 
-static double cpu_now(void)
+/* ns of clock c (a CPU-time clock) */
+static double cpu_ns(clockid_t c)
 {
     struct timespec t;
-    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    clock_gettime(c, &t);
     return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
 }
 
@@ -58,23 +59,16 @@ static double cpu_now(void)
 static int loop_main(long n)
 {
     static const char data[16] = "0123456789abcdef";
-    double c0 = cpu_now(), t0 = bench_now();
+    double c0 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID), t0 = bench_now();
     for (long i = 0; i < n; i++) {
         int fd = open("/dev/null", O_WRONLY);
         if (fd < 0 || write(fd, data, sizeof data) != (ssize_t)sizeof data)
             return 1;
         close(fd);
     }
-    double t1 = bench_now(), c1 = cpu_now();
+    double t1 = bench_now(), c1 = cpu_ns(CLOCK_PROCESS_CPUTIME_ID);
     printf("%.3f %.6f %.0f\n", (c1 - c0) / (3.0 * (double)n), t1 - t0, c0);
     return 0;
-}
-
-static double thread_cpu(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return (double)t.tv_sec * 1e9 + (double)t.tv_nsec;
 }
 
 /* The cheap calls, in the measured process: prints the best of CHEAP_REPS
@@ -87,15 +81,15 @@ static int cheap_main(long n)
         return 1;
     double seek = 1e30, wr = 1e30;
     for (int rep = 0; rep < CHEAP_REPS; rep++) {
-        double c0 = thread_cpu();
+        double c0 = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
         for (long i = 0; i < n; i++)
             if (lseek(fd, 0, SEEK_CUR) != 0)
                 return 1;
-        double c1 = thread_cpu();
+        double c1 = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
         for (long i = 0; i < n; i++)
             if (write(fd, data, sizeof data) != (ssize_t)sizeof data)
                 return 1;
-        double c2 = thread_cpu();
+        double c2 = cpu_ns(CLOCK_THREAD_CPUTIME_ID);
         seek = (c1 - c0) / (double)n < seek ? (c1 - c0) / (double)n : seek;
         wr = (c2 - c1) / (double)n < wr ? (c2 - c1) / (double)n : wr;
     }
