@@ -70,8 +70,7 @@ static int finish(pid_t pid, double *cpu)
     if (pid < 0 || wait4(pid, &st, 0, &ru) != pid)
         return -1;
     if (cpu != NULL)
-        *cpu = (double)ru.ru_utime.tv_sec + (double)ru.ru_utime.tv_usec / 1e6 +
-               (double)ru.ru_stime.tv_sec + (double)ru.ru_stime.tv_usec / 1e6;
+        *cpu = bench_rusage_cpu(&ru);
     return WIFEXITED(st) && WEXITSTATUS(st) == 0 ? 0 : -1;
 }
 

@@ -14,14 +14,8 @@
 #include "bench_util.h"
 
 #include <sys/resource.h>
-#include <sys/time.h>
 
 #define ROUNDS 5
-
-static double tv_s(struct timeval t)
-{
-    return (double)t.tv_sec + (double)t.tv_usec / 1e6;
-}
 
 struct result {
     double wall; /* s */
@@ -46,7 +40,7 @@ static int run_once(int traced, struct result *r)
     struct rusage ru;
     int rc = bench_collect(pid, fd, buf, sizeof buf, &ru);
     r->wall = bench_now() - t0;
-    r->cpu = tv_s(ru.ru_utime) + tv_s(ru.ru_stime);
+    r->cpu = bench_rusage_cpu(&ru);
     return rc == 0 && strncmp(buf, "done", 4) == 0 ? 0 : -1;
 }
 

@@ -32,18 +32,12 @@
 
 #include <sys/resource.h>
 #include <sys/stat.h>
-#include <sys/time.h>
 
 #define ROUNDS 5
 #define CHEAP_ROUNDS 7
 #define CHEAP_REPS 5
 #define TARGET_CALL_NS 100.0
 #define TARGET_WHOLE_RATIO 1.5
-
-static double tv_s(struct timeval t)
-{
-    return (double)t.tv_sec + (double)t.tv_usec / 1e6;
-}
 
 /* ns of clock c (a CPU-time clock) */
 static double cpu_ns(clockid_t c)
@@ -142,7 +136,7 @@ static int run_kind(enum kind k, long n, struct result *r)
     char buf[64];
     struct rusage ru;
     int rc = spawn_kind(k, "BENCH_RUN_N", n, buf, sizeof buf, &ru, &r->wall);
-    r->all = tv_s(ru.ru_utime) + tv_s(ru.ru_stime);
+    r->all = bench_rusage_cpu(&ru);
     r->cpu = r->loop = r->start = -1;
     if (rc == 0 && sscanf(buf, "%lf %lf %lf", &r->cpu, &r->loop, &r->start) != 3)
         rc = -1;

@@ -96,6 +96,13 @@ static inline pid_t bench_spawn(char *const argv[], char *const env[], void (*se
     return pid;
 }
 
+/* The CPU time, user and system, of a wait4 rusage, in seconds. */
+static inline double bench_rusage_cpu(const struct rusage *ru)
+{
+    return (double)ru->ru_utime.tv_sec + (double)ru->ru_utime.tv_usec / 1e6 +
+           (double)ru->ru_stime.tv_sec + (double)ru->ru_stime.tv_usec / 1e6;
+}
+
 /* Reads what the child pid prints on fd (up to n - 1 bytes, NUL-terminated),
  * closes fd and waits for the child (its resource usage in *ru if not
  * NULL): 0 if it printed something and exited with status 0, else -1. */
