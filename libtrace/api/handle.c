@@ -102,8 +102,8 @@ int pt_handle_new(struct pt_shm *s, size_t size, int fd, int att, trace_id_t *tr
                   struct pt_handle **out)
 {
     pthread_mutex_lock(&hlock);
-    if (~used_bits != 0 && __builtin_ctzll(~used_bits) < TRACE_SYS_MAX) {
-        int i = __builtin_ctzll(~used_bits);
+    int i = ~used_bits != 0 ? __builtin_ctzll(~used_bits) : 64; /* the first free */
+    if (i < TRACE_SYS_MAX) {
         struct pt_handle *h = &handles[i];
         uint32_t gen = h->gen + 1;
         memset(h, 0, sizeof *h);
