@@ -272,9 +272,9 @@ void pt_inbox_atfork_child(void)
             memset(&copy.ent[i], 0, sizeof copy.ent[i]);
         pending |= atomic_load(&pt_att[i].shm) == NULL && p;
     }
-    /* not the parent's shared want bytes: ours */
-    for (unsigned id = 0; id < PT_WANT_BYTES; id++)
-        copy.want.b[id] &= PT_WANT_ON;
+    /* not the parent's shared want bytes: ours (its bells cleared) */
+    for (unsigned w = 0; w < PT_WANT_BYTES / 8; w++)
+        copy.want.w[w] &= PT_WANT_ONS;
     /* at the parent's number: a controller looking sees one or the other */
     if (create_inbox(&copy, old, PT_INBOX->names) < 0) {
         inbox_ready = 0; /* no inbox: stay with the private copy */
