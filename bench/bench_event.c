@@ -559,7 +559,7 @@ static NOINLINE void plain_n(unsigned char *mem, long n, uint64_t tag)
  * 2-thread speedup is what the host gives two threads of compute; the
  * stores above measure what it gives two threads of memory writes. The two
  * differ on a shared VM, where the host sometimes runs both vCPUs on one
- * core's two hardware threads (bench/README.md, "2 threads"). */
+ * core's two hardware threads (bench/README.md, "Two writers on a shared VM"). */
 #define ALU_OPS 12
 static NOINLINE uint64_t alu_n(long n)
 {
@@ -580,7 +580,7 @@ static void *writer_main(void *arg)
     pthread_barrier_wait(w->bar);
     w->t0 = now_ns();
     if (w->alu)
-        w->tag = alu_n(w->n);
+        w->tag = alu_n(w->n); /* its result kept: the loop is not optimised away */
     else if (w->plain != NULL)
         plain_n(w->plain + (size_t)w->tag * (size_t)w->n * PLAIN_REC, w->n, w->tag);
     else
