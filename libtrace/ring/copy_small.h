@@ -5,7 +5,7 @@
  * `rep movsq`, which costs tens of cycles to start; 16-byte moves (the last
  * one overlapping) do a short copy in a few, a call to the C library's
  * memcpy costs more up to 128 bytes (a shim payload is 40 to 100). Longer
- * copies go to the C library. Never reads past src + n.
+ * copies go to the C library (pt_copy_small). Never reads past src + n.
  */
 #ifndef PT_COPY_SMALL_H
 #define PT_COPY_SMALL_H
@@ -14,13 +14,14 @@
 #include <stdint.h>
 #include <string.h>
 
-static inline void pt_copy_small(void *dst, const void *src, size_t n)
+/* The same without a call at any length (16 bytes a move past 16): for a
+ * path that must stay a leaf, record.c's straight path, whose data is at
+ * most max-data-size (64 KiB) and mostly a few dozen bytes. */
+static inline void pt_copy_inline(void *dst, const void *src, size_t n)
 {
     unsigned char *d = dst;
     const unsigned char *s = src;
-    if (n > 128) {
-        memcpy(d, s, n);
-    } else if (n >= 16) {
+    if (__builtin_expect(n >= 16, 1)) {
         struct { uint64_t a, b; } w; /* one 16-byte move (SSE2) */
         for (size_t i = 0; i + 16 < n; i += 16) {
             __builtin_memcpy(&w, s + i, 16);
@@ -44,6 +45,14 @@ static inline void pt_copy_small(void *dst, const void *src, size_t n)
         for (size_t i = 0; i < n; i++)
             d[i] = s[i];
     }
+}
+
+static inline void pt_copy_small(void *dst, const void *src, size_t n)
+{
+    if (n > 128)
+        memcpy(dst, src, n);
+    else
+        pt_copy_inline(dst, src, n);
 }
 
 #endif

@@ -41,19 +41,19 @@ struct pt_wcur pt_wcurs[PT_MAX_ATTACH * PT_NSLOTS];
  * maps that when it loads, under whatever memory limit it runs. A cursor
  * that gets none records EVENT records.
  */
-struct pt_rclass pt_wcache_none[PT_WCACHE]; /* never written */
-static _Atomic(struct pt_rclass *) wcache_area;
+struct pt_wclass pt_wcache_none[PT_WCACHE]; /* never written */
+static _Atomic(struct pt_wclass *) wcache_area;
 
-static struct pt_rclass *wcache_for(uint32_t k)
+static struct pt_wclass *wcache_for(uint32_t k)
 {
-    struct pt_rclass *a = atomic_load_explicit(&wcache_area, memory_order_acquire);
+    struct pt_wclass *a = atomic_load_explicit(&wcache_area, memory_order_acquire);
     if (a == NULL) {
         size_t n = sizeof *a * PT_WCACHE * PT_MAX_ATTACH * PT_NSLOTS;
         void *m = mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS |
                        MAP_NORESERVE, -1, 0);
         if (m == MAP_FAILED)
             return pt_wcache_none;
-        if (atomic_compare_exchange_strong(&wcache_area, &a, (struct pt_rclass *)m))
+        if (atomic_compare_exchange_strong(&wcache_area, &a, (struct pt_wclass *)m))
             a = m;
         else
             munmap(m, n); /* another thread's is in place (a) */
@@ -205,7 +205,7 @@ static void init_chunk(struct pt_shm *s, struct pt_slot *sl, const struct pt_wcu
     ch->seq = atomic_fetch_add_explicit(&s->chunk_seq, 1, memory_order_relaxed);
     atomic_store_explicit(&ch->nrec, 0, memory_order_relaxed);
     ch->pid = w->pid;
-    ch->thread = w->thread;
+    ch->thread = sl->thread; /* a label, as the pid */
     ch->ts0 = ts;
     announce(s, pt_chunk_data_off(s, c), ts); /* visible once linked */
 }
@@ -321,16 +321,18 @@ static inline void publish(struct pt_shm *s, uint64_t pos, uint32_t size, uint32
     atomic_store_explicit(commit_at_pos(s, pos), commit, memory_order_release);
 }
 
-/* A compact event of class cl at pos (room checked by the caller), delta
- * ticks after the previous one. */
-static inline void put_compact_at(struct pt_shm *s, uint64_t pos, const struct pt_rclass *cl,
-                                  uint64_t ts, uint32_t delta, const void *data, uint32_t len)
+/* A compact event at pos (room checked by the caller): its class's header
+ * bytes (hdr: 4, or 8 for VARLEN) and commit word (word: the class, and the
+ * delta in ticks after the previous event). */
+static inline void put_compact_at(struct pt_shm *s, uint64_t pos, uint32_t hdr, uint32_t word,
+                                  uint64_t ts, const void *data, uint32_t len)
 {
     unsigned char *r = rec_at_pos(s, pos);
     announce(s, pos, ts);
-    uint32_t hdr = pt_enc_compact(r, cl->varlen, len);
-    pt_copy_small(r + hdr, data, len);
-    publish(s, pos, hdr + pt_round4(len), PT_COMPACT(cl->cls, delta));
+    if (hdr != 4)
+        memcpy(r + 4, &len, 4); /* VARLEN (pt_enc_compact) */
+    pt_copy_inline(r + hdr, data, len); /* no call: the straight path stays a leaf */
+    publish(s, pos, hdr + pt_round4(len), word);
 }
 
 /* A record that goes before the event stamped ts (an ANCHOR, a CLASS) at
@@ -359,7 +361,7 @@ static void write_anchor(struct pt_shm *s, struct pt_wcur *cur, uint64_t ts)
 /* How an event is written (write_event): compact with a class (cl; `define`:
  * defined first, in slot cl), or as an EVENT record (cl NULL). */
 struct plan {
-    struct pt_rclass *cl;
+    struct pt_wclass *cl;
     bool define;
     bool varlen;
     uint32_t size;
@@ -368,14 +370,14 @@ struct plan {
 static void plan_event(struct pt_wcur *cur, trace_event_id_t id, uint64_t ts, uint64_t addr,
                        uint32_t len, uint32_t rflags, struct plan *p)
 {
-    struct pt_rclass *cl = &cur->cache[pt_wcache_at(addr, id)];
-    bool site = pt_wcache_site(cl, addr, id);
+    struct pt_wclass *cl = &cur->cache[pt_wcache_at(addr, id)];
+    bool site = pt_wcache_site(&cl->c, addr, id);
     p->cl = NULL;
     p->define = false;
     if (rflags == 0 && ts - cur->prev_ts < PT_DELTA_LIMIT && cur->cache != pt_wcache_none) {
-        if (site && pt_wcache_fits(cl, len)) {
+        if (site && pt_wcache_fits(&cl->c, len)) {
             p->cl = cl;
-            p->varlen = cl->varlen;
+            p->varlen = cl->c.varlen;
         } else if (cur->ncls < PT_NCLASS) {
             p->cl = cl;
             p->define = true;
@@ -403,14 +405,21 @@ static void put_event(struct pt_shm *s, struct pt_wcur *cur, const struct plan *
     } else {
         if (p->define) {
             unsigned char b[PT_CLASS_BYTES];
-            *p->cl = (struct pt_rclass){ .addr = addr, .len = len, .id = (uint16_t)id,
-                                         .varlen = p->varlen, .cls = (uint8_t)++cur->ncls };
-            pt_enc_class(b, p->cl);
+            uint8_t cls = (uint8_t)++cur->ncls;
+            *p->cl = (struct pt_wclass){
+                .c = { .addr = addr, .len = len, .id = (uint16_t)id, .varlen = p->varlen,
+                       .cls = cls },
+                .key = p->varlen ? pt_wkey_var(id) : pt_wkey(id, len),
+                .word = PT_COMPACT(cls, 0),
+                .hdr = p->varlen ? 8u : 4u,
+            };
+            pt_enc_class(b, &p->cl->c);
             put_aux(s, cur, PT_REC_CLASS, PT_CLASS_BYTES, b, ts);
         }
         uint64_t pos = cur->wpos;
         cur->wpos = pos + pt_compact_size(p->varlen, len);
-        put_compact_at(s, pos, p->cl, ts, (uint32_t)(ts - cur->prev_ts), data, len);
+        put_compact_at(s, pos, p->cl->hdr, p->cl->word | (uint32_t)(ts - cur->prev_ts), ts, data,
+                       len);
     }
     cur->prev_ts = ts;
 }
@@ -536,9 +545,11 @@ static struct pt_slot *acquire_slot(struct pt_shm *s, struct pt_thread *t, uint3
                 sl->wchunk = PT_NONE;
             }
             w->pid = pt_writer_id(t, &sl->pid_start);
-            w->thread = (uint64_t)pthread_self();
+            w->lim_user = (uint32_t)s->max_data + 1;
+            w->lim_sys = PT_SYS_DATA_MAX + 1;
+            w->clock = (uint16_t)s->clock_mode;
             sl->pid = w->pid;
-            sl->thread = w->thread;
+            sl->thread = (uint64_t)pthread_self();
             w->wend = 0; /* new chunk first: an adopted chain gets one headed with our pid */
             *wp = w;
             uint32_t hwm = atomic_load(&s->slots_hwm);
@@ -701,46 +712,6 @@ static inline bool wanted(uint32_t i, trace_event_id_t id)
     return !((w >> (id & 63)) & 1);
 }
 
-/*
- * The common case in one pass: a running TSC-stamped stream, the thread's
- * level-0 slot already acquired, data within max-data-size, the event's
- * class in the cursor's cache, its stamp within a delta of the previous one,
- * room left in the chunk and no anchor due. False: take the general path.
- */
-static inline __attribute__((always_inline)) bool
-record_fast(struct pt_shm *s, uint32_t att, struct pt_thread *t, trace_event_id_t id,
-            const void *data, size_t len, uint64_t addr, unsigned flags, uint64_t t0)
-{
-    size_t max = flags & PT_REC_SYS ? PT_SYS_DATA_MAX : s->max_data;
-    uint16_t v = t->slot[att][0];
-    if (unlikely(v == 0 || t->epoch[att] != pt_att[att].epoch || len > max ||
-                 s->clock_mode != PT_CLOCK_TSC ||
-                 atomic_load_explicit(&s->state, memory_order_relaxed) != PT_ST_RUNNING))
-        return false;
-    struct pt_wcur *w = &pt_wcurs[v - 1];
-    uint64_t ts = pt_rdtsc();
-    if (t0 != 0)
-        put_duration(s, ts, t0, data);
-    const struct pt_rclass *cl = &w->cache[pt_wcache_at(addr, id)];
-    uint64_t pos = w->wpos, delta = ts - w->prev_ts;
-    uint32_t size = pt_compact_size(cl->varlen, (uint32_t)len);
-    if (unlikely(!pt_wcache_site(cl, addr, id) || !pt_wcache_fits(cl, (uint32_t)len) ||
-                 delta >= PT_DELTA_LIMIT ||
-                 ts - w->anchor_ts >= PT_ANCHOR_TICKS || pos + size > w->wend)) {
-        if (!write_event(s, &pt_slots(s)[pt_slot_of(v)], w, t, id, ts, data, (uint32_t)len, addr,
-                         0))
-            pt_note_loss(s, 1, 0);
-    } else {
-        w->wpos = pos + size; /* the cursor first: then w need not live across the copy */
-        w->nrec++;
-        w->prev_ts = ts;
-        put_compact_at(s, pos, cl, ts, (uint32_t)delta, data, (uint32_t)len);
-    }
-    if (unlikely(atomic_load_explicit(&s->waiters, memory_order_relaxed) != 0))
-        pt_wake_readers(s);
-    return true;
-}
-
 /* Any number of streams, any nesting level, any id; flags PT_REC_SYS for
  * system events. */
 __attribute__((noinline)) static void event_general(trace_event_id_t id, const void *data,
@@ -762,42 +733,164 @@ __attribute__((noinline)) static void event_general(trace_event_id_t id, const v
     leave(t);
 }
 
-/* A wanted, valid event: one attached stream and an outermost call take the
- * straight path, anything else the general one. Inlined into the system
- * events' entry points (sys_event: a call and a frame less per intercepted
- * call); event_wanted below for posix_trace_event. */
-static inline __attribute__((always_inline)) void
-event_wanted_inline(trace_event_id_t id, const void *data, size_t len, uint64_t addr,
-                    uint8_t want, unsigned flags, uint64_t t0)
+/*
+ * The straight path and its exits. Every way off it is a tail call of at
+ * most six arguments (all in registers) into one of the out-of-line
+ * functions below, and it copies the data without calling memcpy
+ * (pt_copy_inline): nothing is kept across a call, nothing recomputed.
+ * posix_trace_event runs about 158 instructions per 16-byte event
+ * (callgrind), against 192 when the general path's calls sat inside the
+ * straight one, and takes 2 ns less (bench/README, "Two writers on a
+ * shared VM": the fewer instructions besides its TSC read, the less an
+ * event loses on a shared core). The event's id and the recording flags
+ * travel as one argument (id <= PT_ID_MAX < 1 << 16 there), an id and a
+ * length too.
+ */
+#define PT_IDF(id, flags) ((uint32_t)(id) | (uint32_t)(flags) << 16)
+#define PT_IDL(id, len) ((uint64_t)(id) | (uint64_t)(len) << 32)
+/* p is a pointer to keep: GCC forgets how it was computed (an array's
+ * base and an index) and so keeps one register instead of two. */
+#define PT_OPAQUE(p) __asm__("" : "+r"(p))
+
+/* The entry of a thread the straight path let through: it has one, and
+ * records from its own stack. */
+static inline struct pt_thread *fast_thread(void)
 {
-    if (unlikely(want & PT_WANT_BELL)) {
+    return &pt_threads[pt_thread_index() - 1];
+}
+
+/* The end of a straight call: one call more, not busy any more. */
+static inline void fast_leave(struct pt_thread *t)
+{
+    atomic_signal_fence(memory_order_seq_cst);
+    atomic_store_explicit(&t->calls, atomic_load_explicit(&t->calls, memory_order_relaxed) + 1,
+                          memory_order_relaxed);
+    atomic_store_explicit(&t->nest, 0, memory_order_relaxed);
+}
+
+/* Off the path before the thread was marked busy: a controller rang (the
+ * inbox is read first), the thread has no entry or is not on its stack,
+ * the call is nested in another (a signal handler's), several streams or
+ * none are attached. */
+__attribute__((noinline)) static void event_slow(uint32_t idf, const void *data, size_t len,
+                                                 uint64_t addr, uint64_t t0)
+{
+    trace_event_id_t id = idf & 0xffffu;
+    if (unlikely(pt_want_load(id) & PT_WANT_BELL)) {
         pt_inbox_refresh(); /* a controller posted or changed a stream */
         if (!(pt_want_load(id) & PT_WANT_ON))
             return;
     }
+    event_general(id, data, len, addr, idf >> 16, t0);
+}
+
+/* Off the path with the thread marked busy, before anything was written:
+ * the stream went away, the thread has no slot in it yet (or one of a
+ * stream attached before), the stream is not running, or the data is
+ * longer than its maximum. Unmarked, the general
+ * path takes the event from the start. */
+__attribute__((noinline)) static void event_redo(uint32_t idf, const void *data, size_t len,
+                                                 uint64_t addr, uint64_t t0)
+{
+    struct pt_thread *t = fast_thread();
+    atomic_signal_fence(memory_order_seq_cst);
+    atomic_store_explicit(&t->nest, 0, memory_order_relaxed);
+    event_general(idf & 0xffffu, data, len, addr, idf >> 16, t0);
+}
+
+/* Off the path once stamped (ts): the class is not in the cursor's cache,
+ * the delta or the anchor is due, or the chunk is full. The general write
+ * into stream s with cursor w (of the level-0 slot), then the path's end. */
+__attribute__((noinline)) static void event_write(struct pt_shm *s, struct pt_wcur *w,
+                                                  uint64_t idl, uint64_t ts, const void *data,
+                                                  uint64_t addr)
+{
+    struct pt_thread *t = fast_thread();
+    uint16_t v = (uint16_t)(w - pt_wcurs + 1);
+    if (!write_event(s, &pt_slots(s)[pt_slot_of(v)], w, t, (uint32_t)idl & 0xffffu, ts, data,
+                     (uint32_t)(idl >> 32), addr, 0))
+        pt_note_loss(s, 1, 0);
+    if (unlikely(atomic_load_explicit(&s->waiters, memory_order_relaxed) != 0))
+        pt_wake_readers(s);
+    fast_leave(t);
+}
+
+/* A reader of s sleeps: wake it (still busy: s stays mapped), then end. */
+__attribute__((noinline)) static void event_wake(struct pt_shm *s)
+{
+    pt_wake_readers(s);
+    fast_leave(fast_thread());
+}
+
+/*
+ * A wanted, valid event. The straight path: an outermost call of a thread
+ * with an entry, one attached stream, running, the thread's level-0 slot
+ * already acquired, data within max-data-size, the event's class in the
+ * cursor's cache, its stamp within a delta of the previous one, room left
+ * in the chunk and no anchor due. A stream not stamped by the TSC takes it
+ * too, with a call to clock_gettime in it. Inlined into the system events'
+ * entry points (sys_event: a call and a frame less per intercepted call);
+ * event_wanted below for posix_trace_event.
+ */
+static inline __attribute__((always_inline)) void
+event_wanted_inline(trace_event_id_t id, const void *data, size_t len, uint64_t addr,
+                    uint8_t want, unsigned flags, uint64_t t0)
+{
     uint64_t mask = atomic_load_explicit(&pt_att_mask, memory_order_relaxed);
     uint32_t ti = pt_thread_index();
-    if (unlikely(ti == 0 || mask == 0 || (mask & (mask - 1)) != 0)) {
-        event_general(id, data, len, addr, flags, t0);
+    if (unlikely((want & PT_WANT_BELL) || ti == 0 || mask == 0 || (mask & (mask - 1)) != 0)) {
+        event_slow(PT_IDF(id, flags), data, len, addr, t0);
         return;
     }
     struct pt_thread *t = &pt_threads[ti - 1];
-    if (unlikely(!pt_on_own_stack(t))) { /* before anything of t is touched (clone.c) */
-        event_general(id, data, len, addr, flags, t0);
+    PT_OPAQUE(t);
+    /* the stack first, before anything of t is written (clone.c) */
+    if (unlikely(!pt_on_own_stack(t) || atomic_load_explicit(&t->nest, memory_order_relaxed))) {
+        event_slow(PT_IDF(id, flags), data, len, addr, t0);
         return;
     }
-    uint32_t nest = atomic_load_explicit(&t->nest, memory_order_relaxed);
-    atomic_store_explicit(&t->nest, nest + 1, memory_order_relaxed);
+    atomic_store_explicit(&t->nest, 1, memory_order_relaxed);
     atomic_signal_fence(memory_order_seq_cst);
     uint32_t i = (uint32_t)__builtin_ctzll(mask);
+    struct pt_attach *a = &pt_att[i];
+    PT_OPAQUE(a);
     /* loaded after the busy mark: see the grace period in process.c */
-    struct pt_shm *s = atomic_load_explicit(&pt_att[i].shm, memory_order_acquire);
-    if (s != NULL && (nest != 0 || !record_fast(s, i, t, id, data, len, addr, flags, t0)))
-        record_one(s, (int)i, t, id, data, len, addr, flags, t0);
-    atomic_signal_fence(memory_order_seq_cst);
-    atomic_store_explicit(&t->calls, atomic_load_explicit(&t->calls, memory_order_relaxed) + 1,
-                          memory_order_relaxed);
-    atomic_store_explicit(&t->nest, nest, memory_order_relaxed);
+    struct pt_shm *s = atomic_load_explicit(&a->shm, memory_order_acquire);
+    uint16_t v = t->slot[i][0];
+    if (unlikely(s == NULL || v == 0 || t->epoch[i] != a->epoch ||
+                 atomic_load_explicit(&s->state, memory_order_relaxed) != PT_ST_RUNNING)) {
+        event_redo(PT_IDF(id, flags), data, len, addr, t0);
+        return;
+    }
+    struct pt_wcur *w = &pt_wcurs[v - 1];
+    PT_OPAQUE(w);
+    if (unlikely(len >= (flags & PT_REC_SYS ? w->lim_sys : w->lim_user))) {
+        event_redo(PT_IDF(id, flags), data, len, addr, t0);
+        return;
+    }
+    uint64_t ts = likely(w->clock == PT_CLOCK_TSC) ? pt_rdtsc() : (uint64_t)pt_realtime_ns();
+    if (t0 != 0)
+        put_duration(s, ts, t0, data);
+    const struct pt_wclass *cl = &w->cache[pt_wcache_at(addr, id)];
+    uint64_t key = cl->key, pos = w->wpos, delta = ts - w->prev_ts;
+    uint32_t hdr = cl->hdr, word = cl->word;
+    uint32_t size = hdr + pt_round4((uint32_t)len);
+    if (unlikely(cl->c.addr != addr ||
+                 (key != pt_wkey(id, (uint32_t)len) && key != pt_wkey_var(id)) ||
+                 delta >= PT_DELTA_LIMIT || ts - w->anchor_ts >= PT_ANCHOR_TICKS ||
+                 pos + size > w->wend)) {
+        event_write(s, w, PT_IDL(id, len), ts, data, addr);
+        return;
+    }
+    w->wpos = pos + size; /* the cursor first: then w need not live across the copy */
+    w->nrec++;
+    w->prev_ts = ts;
+    put_compact_at(s, pos, hdr, word | (uint32_t)delta, ts, data, (uint32_t)len);
+    if (unlikely(atomic_load_explicit(&s->waiters, memory_order_relaxed) != 0)) {
+        event_wake(s);
+        return;
+    }
+    fast_leave(t);
 }
 
 __attribute__((noinline)) static void event_wanted(trace_event_id_t id, const void *data,

@@ -76,18 +76,40 @@ struct pt_wcur {
     uint64_t wend;      /* a record must end at or before this; 0 forces a switch */
     uint64_t anchor_ts; /* ticks of the last anchor written */
     uint64_t prev_ts;   /* the stamp the next compact event's delta is from (recfmt.h) */
-    uint32_t wchunk;    /* chunk being filled, PT_NONE before the first */
-    uint32_t nrec;      /* event records in it so far */
-    uint64_t thread;    /* pthread_self() of the writer, for chunk headers */
-    uint32_t pid;       /* the writer's pid, for chunk headers */
-    uint32_t ncls;      /* classes the chunk has defined */
     /* the chunk's classes by (program address, id), PT_WCACHE entries,
      * direct-mapped: a miss defines a new one (or writes an EVENT record
      * once all are used); pt_wcache_none: no cache, EVENT records only */
-    struct pt_rclass *cache;
+    struct pt_wclass *cache;
+    /* record.c's straight path takes user (system) events shorter than
+     * lim_user (lim_sys): max-data-size (PT_SYS_DATA_MAX) + 1; 0 for a
+     * controller's slot, which never takes it */
+    uint32_t lim_user, lim_sys;
+    uint32_t wchunk;    /* chunk being filled, PT_NONE before the first */
+    uint32_t nrec;      /* event records in it so far */
+    uint32_t pid;       /* the writer's pid, for chunk headers (its thread: the slot's) */
+    uint16_t ncls;      /* classes the chunk has defined */
+    uint16_t clock;     /* the stream's clock mode (PT_CLOCK_TSC or not), for the straight path */
 };
 _Static_assert(sizeof(struct pt_wcur) == PT_CACHELINE, "a writer's cursor is one line");
-extern struct pt_rclass pt_wcache_none[PT_WCACHE];
+/* A writer's cache entry: the class, and what the straight path needs of
+ * it, computed when it is defined. */
+struct pt_wclass {
+    struct pt_rclass c;
+    uint64_t key;  /* pt_wkey(id, len) of its events, pt_wkey_var(id) if VARLEN; 0: empty */
+    uint32_t word; /* PT_COMPACT(c.cls, 0) */
+    uint32_t hdr;  /* a compact record's bytes before its data: 4, or 8 (VARLEN) */
+};
+/* Keys of an entry: bit 0 set (an empty entry's key is 0), the id, and the
+ * length (at most PT_MAX_MAX_DATA_SIZE) or all ones for any length. */
+static inline uint64_t pt_wkey(uint32_t id, uint32_t len)
+{
+    return (uint64_t)len << 32 | (uint64_t)id << 1 | 1u;
+}
+static inline uint64_t pt_wkey_var(uint32_t id)
+{
+    return (uint64_t)UINT32_MAX << 32 | (uint64_t)id << 1 | 1u;
+}
+extern struct pt_wclass pt_wcache_none[PT_WCACHE];
 /* The cache entry of events from addr with type id. */
 static inline uint32_t pt_wcache_at(uint64_t addr, uint32_t id)
 {
