@@ -99,7 +99,8 @@ static inline uint32_t pt_pack_head(const struct pt_pack *pk, const struct pt_re
 
 /* Encode one record (an anchor, or an event whose rec->len data bytes are at
  * data) into the open block: false if it does not fit (nothing written). */
-static inline bool pt_pack_put(struct pt_pack *pk, const struct pt_rec *rec, bool anchor,
+static inline __attribute__((always_inline)) bool
+pt_pack_put(struct pt_pack *pk, const struct pt_rec *rec, bool anchor,
                                const void *data)
 {
     uint32_t len = anchor ? 0 : rec->len;
