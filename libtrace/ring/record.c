@@ -36,10 +36,10 @@ struct pt_wcur pt_wcurs[PT_MAX_ATTACH * PT_NSLOTS];
 
 /*
  * The writers' class caches (ring.h), one per cursor, are mapped when the
- * process first takes a slot (1 MiB of address space, pages touched as
- * they are used) rather than in the library's bss: every traced program
- * maps that when it loads, under whatever memory limit it runs. A cursor
- * that gets none records EVENT records.
+ * process first takes a slot (16 MiB of address space, MAP_NORESERVE, a
+ * cursor's 1 KiB touched as it is used) rather than in the library's bss,
+ * which every traced program maps when it loads, under whatever memory
+ * limit it runs. A cursor that gets none records EVENT records.
  */
 struct pt_wclass pt_wcache_none[PT_WCACHE]; /* never written */
 static _Atomic(struct pt_wclass *) wcache_area;
@@ -737,7 +737,8 @@ __attribute__((noinline)) static void event_general(trace_event_id_t id, const v
  * The straight path and its exits. Every way off it is a tail call of at
  * most six arguments (all in registers) into one of the out-of-line
  * functions below, and it copies the data without calling memcpy
- * (pt_copy_inline): nothing is kept across a call, nothing recomputed.
+ * (pt_copy_inline): no call on the way (but clock_gettime, for a stream
+ * not stamped by the TSC), nothing recomputed.
  * posix_trace_event runs about 154 instructions per 16-byte event
  * (callgrind), against 192 when the general path's calls sat inside the
  * straight one, and takes 2 ns less (bench/README, "Two writers on a
