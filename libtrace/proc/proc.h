@@ -27,9 +27,7 @@
  * than the stream's own words, which the recording path checks again.
  */
 struct pt_attach {
-    /* 512 bytes (a power of two): the straight path finds an entry with a
-     * shift (record.c) */
-    alignas(512) _Atomic uint32_t running;
+    _Atomic uint32_t running;
     uint32_t epoch;           /* bumped each time this entry changes meaning */
     _Atomic(struct pt_shm *) shm;
     size_t map_size;
@@ -39,8 +37,6 @@ struct pt_attach {
     int member;               /* index in the stream's member table, or -1 */
     const int *alive;         /* the controller's alive word (mapped read-only), or NULL */
 };
-
-_Static_assert(sizeof(struct pt_attach) == 512, "an attachment is 512 bytes");
 
 /* Per-thread recording state, in static memory so that another thread may
  * look at it (shutdown's grace period) without touching freed TLS. */

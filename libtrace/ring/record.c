@@ -739,7 +739,7 @@ __attribute__((noinline)) static void event_general(trace_event_id_t id, const v
  * functions below, and it copies the data without calling memcpy
  * (pt_copy_inline): no call on the way (but clock_gettime, for a stream
  * not stamped by the TSC), nothing recomputed.
- * posix_trace_event runs about 154 instructions per 16-byte event
+ * posix_trace_event runs about 156 instructions per 16-byte event
  * (callgrind), against 192 when the general path's calls sat inside the
  * straight one, and takes 2 ns less (bench/README, "Two writers on a
  * shared VM": the fewer instructions besides its TSC read, the less an
