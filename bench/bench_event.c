@@ -533,16 +533,16 @@ static double bench_cross_reader(const char *self, long n)
 /* ---------------------------------------------------------------------- */
 
 /*
- * The writers' start: each spins here until all have arrived, then starts
- * its clock. A pthread barrier woke the last one through the kernel, and
- * on a VM whose other vCPU was idle that took up to 4 ms (measured with
- * BENCH_DEBUG: one writer started 0.5 to 4.5 ms before the other in half
- * of the repetitions), counted in the two writers' wall time as one
- * writer's run. Spinning keeps both vCPUs running; a yield now and then
- * lets the others run where there are fewer CPUs than writers. Each of two
- * writers is also started on a CPU of its own (writer_attr): created on the
- * CPU of the other, a writer waited there until the scheduler moved it, up
- * to 4.5 ms after the gate had let the first one go.
+ * The writers' start. With a pthread barrier and no pinning, one writer
+ * started 0.5 to 4.5 ms before the other in half of the repetitions
+ * (BENCH_DEBUG), and those milliseconds counted in the pair's wall time as
+ * a one-writer run: the second writer had been created on the first one's
+ * CPU and waited there until the scheduler moved it. So each of two
+ * writers is created on a CPU of its own (writer_attr), and both spin at
+ * this gate until both run, then start their clocks (a barrier would put
+ * the first to sleep and wake it through the kernel, an idle vCPU's
+ * wake-up on a VM). A yield now and then lets the others run where there
+ * are fewer CPUs than writers.
  */
 struct gate {
     _Atomic int arrived;
