@@ -11,8 +11,8 @@
  * ALLOW, calls the library's definition, and puts the selector back (kept
  * in the gate's frame: gates nest); in a thread that is not armed it jumps
  * straight to the definition. The definitions are found with
- * dlsym(RTLD_NEXT) (shim_resolve) at the shim's initialisation
- * (shim_sud_gates_init), or at the first call of one made before it.
+ * dlsym(RTLD_NEXT) (shim_resolve) when the mode is turned on (arm.c,
+ * resolve_gates), or at the first call of one made before it or without it.
  * x86-64 only, like the mode.
  */
 #if defined(__x86_64__)
