@@ -19,7 +19,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
-#include <xxhash.h>
+#include "log/xxh.h"
 
 #include "log/logread.h"
 #include "log/log_format.h"
@@ -49,7 +49,7 @@ static void fix_sums(unsigned char *d, size_t n)
 {
     if (n < 4096)
         return;
-    uint64_t s = XXH3_64bits(d, 4088);
+    uint64_t s = pt_xxh3(d, 4088);
     memcpy(d + 4088, &s, 8);
     uint32_t B = rd32(d + 16);
     if (B < 4096 || B > (16u << 20) || (B & (B - 1)) != 0)
@@ -63,7 +63,7 @@ static void fix_sums(unsigned char *d, size_t n)
         CHECK(tmp != NULL);
         memcpy(tmp, b, 56);
         memcpy(tmp + 56, b + 64, plen);
-        s = XXH3_64bits(tmp, 56 + (size_t)plen);
+        s = pt_xxh3(tmp, 56 + (size_t)plen);
         memcpy(b + 56, &s, 8);
         free(tmp);
     }

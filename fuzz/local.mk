@@ -20,24 +20,26 @@ FUZZ_SRCS = \
 	$(srcdir)/libtrace/log/logread_payload.c \
 	$(srcdir)/libtrace/log/logread_events.c \
 	$(srcdir)/libtrace/log/logread_gaps.c \
+	$(srcdir)/libtrace/log/xxh.c \
 	$(srcdir)/libtrace/api/attr.c
 FUZZ_HDRS = \
 	$(srcdir)/libtrace/log/logread.h \
 	$(srcdir)/libtrace/log/logread_int.h \
+	$(srcdir)/libtrace/log/xxh.h \
 	$(srcdir)/libtrace/ring/pt_sizes.h \
 	$(srcdir)/include/trace.h
 
 fuzz/fuzz_logread: $(FUZZ_SRCS) $(FUZZ_HDRS)
 	@$(MKDIR_P) fuzz
 	$(CLANG) $(FUZZ_CFLAGS) -I$(srcdir)/include -I$(srcdir)/libtrace -o $@ \
-	  $(FUZZ_SRCS) $(XXHASH_LIBS)
+	  $(FUZZ_SRCS)
 
 # the live reader's target: every C source of the library
 fuzz/fuzz_reader: $(srcdir)/fuzz/fuzz_reader.c $(libtrace_libposixtrace_la_SOURCES) \
 		libtrace/syscall_names.h
 	@$(MKDIR_P) fuzz
 	$(CLANG) $(FUZZ_CFLAGS) -I$(srcdir)/include -I$(srcdir)/libtrace -Ilibtrace -o $@ \
-	  $(srcdir)/fuzz/fuzz_reader.c $(srcdir)/libtrace/*/*.c $(XXHASH_LIBS) -lpthread
+	  $(srcdir)/fuzz/fuzz_reader.c $(srcdir)/libtrace/*/*.c -lpthread
 
 fuzz-reader: fuzz/fuzz_reader
 	rm -rf fuzz/reader-corpus-run fuzz/reader-artifacts

@@ -16,6 +16,8 @@ libtrace_libposixtrace_la_SOURCES = \
 	libtrace/ring/shm_layout.h \
 	libtrace/xproc/inbox_layout.h \
 	libtrace/log/log_format.h \
+	libtrace/log/xxh.h \
+	libtrace/log/xxh.c \
 	libtrace/ring/pt_sizes.h \
 	libtrace/ring/pt_bounds.h \
 	libtrace/ring/clock.h \
@@ -66,7 +68,7 @@ libtrace_libposixtrace_la_CPPFLAGS = $(AM_CPPFLAGS) -I$(top_srcdir)/libtrace -I$
 	-DPOSIXTRACE_NO_INLINE_EVENT
 libtrace_libposixtrace_la_CFLAGS = $(AM_CFLAGS) -fvisibility=hidden
 libtrace_libposixtrace_la_LDFLAGS = -version-info 0:0:0 -no-undefined
-libtrace_libposixtrace_la_LIBADD = $(XXHASH_LIBS) -lpthread
+libtrace_libposixtrace_la_LIBADD = -lpthread
 
 # The system calls of the architecture (names and numbers), from the kernel
 # headers at build time (libtrace/api/syscalls_table.c includes it).

@@ -21,7 +21,7 @@
 #include <posixtrace/events.h>
 #include <pthread.h>
 #include <string.h>
-#include <xxhash.h>
+#include "../log/xxh.h"
 
 static const struct {
     unsigned short nr;
@@ -63,7 +63,7 @@ static unsigned short dec_index[DEC_SLOTS];
 
 static unsigned dec_home(const char *name)
 {
-    return (unsigned)XXH3_64bits(name, strlen(name)) & (DEC_SLOTS - 1);
+    return (unsigned)pt_xxh3(name, strlen(name)) & (DEC_SLOTS - 1);
 }
 
 static void index_decoded(void)

@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <unistd.h>
-#include <xxhash.h>
+#include "xxh.h"
 #include <trace.h>
 
 #define LR_SCAN_BYTES (1u << 20) /* blocks read per pread, at least one */
@@ -56,7 +56,7 @@ int lr_header_parse(const unsigned char *p, struct lr_header *h)
     uint32_t version = lr_rd32(p + PT_LOGF_H_VERSION);
     if (memcmp(p, PT_LOGF_MAGIC, 8) != 0 || version < PT_LOGF_VERSION_MIN ||
         version > PT_LOGF_VERSION || lr_rd32(p + PT_LOGF_H_HDR_SIZE) != LR_HDR_SIZE ||
-        XXH3_64bits(p, LR_HDR_SUM_OFF) != lr_rd64(p + LR_HDR_SUM_OFF))
+        pt_xxh3(p, LR_HDR_SUM_OFF) != lr_rd64(p + LR_HDR_SUM_OFF))
         return EINVAL;
     header_decode(p, h);
     if (!is_pow2(h->block_size) || h->block_size < LR_MIN_BLOCK ||
@@ -97,7 +97,7 @@ static size_t pread_full(int fd, unsigned char *buf, size_t n, uint64_t off)
 static uint64_t block_sum(unsigned char *b, uint32_t plen)
 {
     memmove(b + 8, b, LR_BLK_SUM_OFF);
-    return XXH3_64bits(b + 8, LR_BLK_SUM_OFF + (size_t)plen);
+    return pt_xxh3(b + 8, LR_BLK_SUM_OFF + (size_t)plen);
 }
 
 static int payload_ok(const struct pt_logr *l, uint32_t type, const unsigned char *p,

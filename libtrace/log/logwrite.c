@@ -10,7 +10,7 @@
 #include <sys/stat.h>
 #include <sys/uio.h>
 #include <unistd.h>
-#include <xxhash.h>
+#include "xxh.h"
 
 #define HDR_SIZE PT_LOGF_HDR_SIZE
 #define BLK_HDR PT_LOGF_BLK_HDR
@@ -49,7 +49,7 @@ struct pt_logw {
     unsigned char *zeros;     /* block_size zero bytes for padding */
     unsigned char *open_payload; /* pt_logw_block() payload not yet sealed */
     uint8_t names_done[PT_ID_MAX + 1];
-    XXH3_state_t *xxh;        /* streaming checksum: block header, then payload */
+    struct pt_xxh *xxh;        /* streaming checksum: block header, then payload */
     struct pt_logw_status st;
     unsigned char header[HDR_SIZE];
 };
@@ -107,7 +107,7 @@ static void build_header(struct pt_logw *w, const struct pt_shm *s)
     memcpy(h + PT_LOGF_H_NAME, s->name, strnlen(s->name, PT_LOGF_H_NAME_LEN - 1));
     put64(h + PT_LOGF_H_TICK0, s->tick0);
     put64(h + PT_LOGF_H_REAL0, (uint64_t)s->real0_ns);
-    put64(h + PT_LOGF_H_SUM, XXH3_64bits(h, PT_LOGF_H_SUM));
+    put64(h + PT_LOGF_H_SUM, pt_xxh3(h, PT_LOGF_H_SUM));
 }
 
 static int io_error(int e)
@@ -144,7 +144,7 @@ int pt_logw_create(int fd, const struct pt_shm *s, struct pt_logw **out)
     if (fl < 0 || fstat(fd, &sb) != 0)
         return EBADF;
     struct pt_logw *w = calloc(1, sizeof *w);
-    if (w == NULL || (w->xxh = XXH3_createState()) == NULL) {
+    if (w == NULL || (w->xxh = pt_xxh_new()) == NULL) {
         free(w);
         return ENOMEM;
     }
@@ -185,7 +185,7 @@ void pt_logw_destroy(struct pt_logw *w)
 {
     if (w == NULL)
         return;
-    XXH3_freeState(w->xxh);
+    pt_xxh_free(w->xxh);
     free(w->stage);
     free(w->zeros);
     free(w);
@@ -272,10 +272,10 @@ static unsigned char *add_header(struct pt_logw *w, const struct pt_logw_block *
 
 static void finish(struct pt_logw *w, unsigned char *hdr, const void *payload, uint32_t n)
 {
-    XXH3_64bits_reset(w->xxh);
-    XXH3_64bits_update(w->xxh, hdr, PT_LOGF_B_SUM);
-    XXH3_64bits_update(w->xxh, payload, n);
-    put64(hdr + PT_LOGF_B_SUM, XXH3_64bits_digest(w->xxh));
+    pt_xxh_reset(w->xxh);
+    pt_xxh_update(w->xxh, hdr, PT_LOGF_B_SUM);
+    pt_xxh_update(w->xxh, payload, n);
+    put64(hdr + PT_LOGF_B_SUM, pt_xxh_digest(w->xxh));
     struct iovec *v = &w->iov[3 * w->nblk];
     v[0] = (struct iovec){ hdr, BLK_HDR };
     v[1] = (struct iovec){ (void *)payload, n };
@@ -568,10 +568,10 @@ static int status_in_place(struct pt_logw *w, const struct posix_trace_status_in
     w->seq = seq;
     put_status(blk + BLK_HDR, st, status_error(w, st), lost,
                status_flags(w, w->seq - w->status_seq));
-    XXH3_64bits_reset(w->xxh);
-    XXH3_64bits_update(w->xxh, blk, 56);
-    XXH3_64bits_update(w->xxh, blk + BLK_HDR, PT_LOGF_S_SIZE);
-    put64(blk + 56, XXH3_64bits_digest(w->xxh));
+    pt_xxh_reset(w->xxh);
+    pt_xxh_update(w->xxh, blk, 56);
+    pt_xxh_update(w->xxh, blk + BLK_HDR, PT_LOGF_S_SIZE);
+    put64(blk + 56, pt_xxh_digest(w->xxh));
     uint64_t pos = w->circular ? w->status_pos % w->positions : w->status_pos;
     return write_all(w->fd, blk, sizeof blk, (off_t)(HDR_SIZE + pos * w->block_size), 0);
 }

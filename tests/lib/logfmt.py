@@ -1,9 +1,9 @@
 """Writing posixtrace trace logs (doc/log-format.md) for tests and the fuzz corpus,
 and a reference reading of them: what a correct reader reports.
 
-Standard library only.  The checksum, XXH3_64bits, comes from libxxhash (the
-library posixtrace links) through ctypes, or from the python3-xxhash module
-when that is installed.
+Standard library only.  The checksum, XXH3_64bits, comes from libxxhash.so
+(installed with libxxhash-dev, whose header posixtrace compiles in) through
+ctypes, or from the python3-xxhash module when that is installed.
 
     log = Log(clock_mode=1, ticks_per_ns=2.5, tick0=1000, real0_ns=...)
     log.events(slot=0, pid=100, thread=7, recs=[ev(257, ts=..., data=b"x")])

@@ -60,7 +60,7 @@ def test_fuzz_reader_short(tmp_path):
            "-Werror", "-I" + os.path.join(src, "include"), "-I" + os.path.join(src, "libtrace"),
            # the generated syscall_names.h (libtrace/gen-syscall-names.sh)
            "-I" + os.path.join(os.environ.get("POSIXTRACE_BUILDDIR", "."), "libtrace"),
-           "-o", exe] + srcs + ["-lxxhash", "-lpthread"]
+           "-o", exe] + srcs + ["-lpthread"]
     p = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, timeout=300)
     if p.returncode != 0 and b"clang_rt.fuzzer" in p.stdout:
         pytest.skip("clang has no libFuzzer runtime")
