@@ -2,8 +2,9 @@
  * XXH3-64, the trace log's checksum (doc/log-format.md) and the hash of the
  * system-call decoder's names (api/syscalls_table.c). xxHash is used in its
  * header-only form, compiled into the library once (xxh.c): no traced
- * process loads libxxhash.so, which cost each process start about 50 us on
- * this project's VMs (one more object to map, relocate and search).
+ * process loads libxxhash.so, one more object to map, relocate and search
+ * in every symbol lookup (about 5 page faults and 8 system calls at each
+ * process start: bench/README.md, "bench_procs").
  */
 #ifndef PT_XXH_H
 #define PT_XXH_H
