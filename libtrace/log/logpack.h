@@ -72,8 +72,8 @@ static inline void pt_pack_begin(struct pt_pack *pk, unsigned char *p, uint32_t 
 }
 
 /* The record's tag and varints into t: their length. */
-static inline uint32_t pt_pack_head(const struct pt_pack *pk, const struct pt_rec *rec,
-                                    bool anchor, unsigned char *t)
+static inline __attribute__((always_inline)) uint32_t
+pt_pack_head(const struct pt_pack *pk, const struct pt_rec *rec, bool anchor, unsigned char *t)
 {
     uint32_t k = 1;
     if (anchor) {
@@ -100,8 +100,7 @@ static inline uint32_t pt_pack_head(const struct pt_pack *pk, const struct pt_re
 /* Encode one record (an anchor, or an event whose rec->len data bytes are at
  * data) into the open block: false if it does not fit (nothing written). */
 static inline __attribute__((always_inline)) bool
-pt_pack_put(struct pt_pack *pk, const struct pt_rec *rec, bool anchor,
-                               const void *data)
+pt_pack_put(struct pt_pack *pk, const struct pt_rec *rec, bool anchor, const void *data)
 {
     uint32_t len = anchor ? 0 : rec->len;
     if (pk->p == NULL || pk->max - pk->n < len + 2)
