@@ -330,7 +330,7 @@ static inline void put_compact_at(struct pt_shm *s, uint64_t pos, uint32_t hdr, 
     unsigned char *r = rec_at_pos(s, pos);
     announce(s, pos, ts);
     if (hdr != 4)
-        memcpy(r + 4, &len, 4); /* VARLEN (pt_enc_compact) */
+        (void)pt_enc_compact(r, true, len); /* VARLEN: the length after the commit word */
     pt_copy_inline(r + hdr, data, len); /* no call: the straight path stays a leaf */
     publish(s, pos, hdr + pt_round4(len), word);
 }
@@ -411,7 +411,7 @@ static void put_event(struct pt_shm *s, struct pt_wcur *cur, const struct plan *
                        .cls = cls },
                 .key = p->varlen ? pt_wkey_var(id) : pt_wkey(id, len),
                 .word = PT_COMPACT(cls, 0),
-                .hdr = p->varlen ? 8u : 4u,
+                .hdr = pt_compact_size(p->varlen, 0),
             };
             pt_enc_class(b, &p->cl->c);
             put_aux(s, cur, PT_REC_CLASS, PT_CLASS_BYTES, b, ts);
