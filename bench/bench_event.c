@@ -835,7 +835,7 @@ static void bench_threads(long m, size_t *stream_size, struct threads_result *re
     res->alone_ns = 1e30;
     /* Alternate 1 and 2 threads so slow drifts of the machine hit both, and
      * the controls with them. */
-    for (int r = 0; r < REPS_THREADS; r++, n++) {
+    for (int r = 0; r < REPS_THREADS; r++) {
         struct wtime l0 = run_writers(trid, 1, m, 0), l1 = run_writers(trid, 1, m, 1);
         struct scaling x = scale_one(l0, l1, run_writers(trid, 2, m, 0), m);
         struct scaling p = scale_one(time_writers(1, m, plain, false, 0),
@@ -854,6 +854,7 @@ static void bench_threads(long m, size_t *stream_size, struct threads_result *re
         pair[r] = x.pair_rate;
         prate[r] = p.rate;
         arate[r] = a.rate;
+        n = r + 1; /* the repetitions the medians take, at least this one */
         if (x.alone_ns < res->alone_ns)
             res->alone_ns = x.alone_ns;
         if (failures != failures_before)
