@@ -9,6 +9,10 @@
  *       close_loop    close() of every descriptor from 3 to 1100
  *       dup2_all      dup2(0, fd) over every descriptor from 3 to 1100
  *       raw           the close_range system call itself (no libc wrapper)
+ *       raw_exec      raw, then the execve system call itself: no wrapper
+ *                     gives the inbox back a descriptor before the exec, so
+ *                     the new image finds the streams among its parent's
+ *                     descriptors (libtrace/xproc/discover.c)
  *       raw_dup2      dup2 over every descriptor 3..1100 as raw system calls
  *       daemon        fork twice, the middle process exits, the grandchild
  *                     (reparented) calls closefrom(3), then execs
@@ -55,7 +59,7 @@ static int inbox_open(void)
 
 static void close_all(const char *mode)
 {
-    if (strncmp(mode, "raw_daemon", 10) == 0)
+    if (strncmp(mode, "raw_daemon", 10) == 0 || strcmp(mode, "raw_exec") == 0)
         mode = strcmp(mode, "raw_daemon_dup2") == 0 ? "raw_dup2" : "raw";
     if (strcmp(mode, "close_range") == 0 || strcmp(mode, "daemon") == 0) {
         if (strcmp(mode, "daemon") == 0)
@@ -119,7 +123,10 @@ static void run(const char *mode, char **argv, int report)
         _exit(94);
     if (other)
         start_other(mode, argv);
-    execv(argv[2], argv + 2);
+    if (strcmp(mode, "raw_exec") == 0)
+        syscall(SYS_execve, argv[2], argv + 2, environ);
+    else
+        execv(argv[2], argv + 2);
     _exit(127);
 }
 

@@ -15,11 +15,14 @@ process that exec'd it.
 import json
 import os
 import re
+import shutil
+import subprocess
 
 import pytest
 
 from harness import program
 from toolscommon import TIMEOUT, sh, tool
+from shimcommon import lib_path
 from shimrun import ENV, PY, shim_usable
 
 pytestmark = pytest.mark.skipif(shim_usable() is not None, reason=str(shim_usable()))
@@ -50,7 +53,7 @@ def check_cat(evs, pid, path, text):
     assert writes and writes[0]["ret"] == len(text), writes
 
 
-MODES = ["close_range", "closefrom", "close_loop", "dup2_all", "raw", "raw_dup2", "daemon",
+MODES = ["close_range", "closefrom", "close_loop", "dup2_all", "raw", "raw_dup2", "raw_exec", "daemon",
          "raw_daemon", "raw_daemon_dup2", "raw_daemon_spawn", "raw_daemon_system"]
 
 
@@ -63,7 +66,9 @@ def test_child_closing_descriptors(tmp_path, mode):
     image finds the streams through its parent, or, where no ancestor holds
     them (raw_daemon*: the parent is gone, the process reparented), in the
     new descriptor the library gives the inbox before exec, posix_spawn and
-    system (posixtrace_reserved_fd_repair). A daemon (its parent gone,
+    system (posixtrace_reserved_fd_repair). raw_exec execs by the system
+    call too, past that repair: only its parent's descriptors lead the new
+    image to the streams. A daemon (its parent gone,
     reparented) relies on the kept descriptor."""
     f = tmp_path / "in.txt"
     f.write_text("discovery %s\n" % mode)
@@ -104,3 +109,48 @@ def test_shell_closing_inbox_number(tmp_path):
             and e["args"]["exe"] == "/usr/bin/cat"]
     assert len(cats) == 1, cats
     check_cat(evs, cats[0], f, "from bash\n")
+
+
+def test_inbox_above_its_range(tmp_path):
+    """bash puts files on descriptors 1000-1015 (the shim moves its inbox out
+    of their way each time: preload/fdkeep.c), so its inbox ends above them;
+    then t106_closefds raw_exec runs in its place and its child closes every
+    descriptor and execs by raw system calls: the exec'd cat finds the
+    streams among its parent's descriptors above the range (discover.c,
+    scan_fds)."""
+    f = tmp_path / "in.txt"
+    f.write_text("above the range\n")
+    opens = " ".join("%d</dev/null" % n for n in range(1000, 1016))
+    out, evs = trace(tmp_path, ["/bin/bash", "-c", "exec %s; exec %s raw_exec /bin/cat %s"
+                                % (opens, program("t106_closefds"), f)])
+    assert "above the range\n" in out, out
+    assert "inbox_kept=0" in out.splitlines(), out
+    child = int(re.search(r"^child=(\d+)$", out, re.M).group(1))
+    check_cat(evs, child, f, "above the range\n")
+
+
+def test_untraced_walk_reads_few_descriptors(tmp_path):
+    """Untraced, the library looks for inherited streams among its
+    ancestors' descriptors at start-up; an ancestor holding 300 descriptors
+    (below 1000, where the library never puts an inbox unless its
+    descriptor limit is that low) has only its 16 highest looked at, one
+    readlink each (doc/design.md, "Finding the inherited streams"), not
+    all 300. strace -f counts them; the program still runs as untraced."""
+    if shutil.which("strace") is None:
+        pytest.skip("no strace")
+    out = tmp_path / "st.txt"
+    script = ("import os, subprocess, sys\n"
+              "fds = [os.open('/dev/null', os.O_RDONLY) for _ in range(300)]\n"
+              "print('parent=%%d' %% os.getpid(), flush=True)\n"
+              "r = subprocess.run(['strace', '-f', '-qq', '-e', 'trace=readlink', '-o', sys.argv[1],"
+              " '/bin/sh', '-c', 'LD_PRELOAD=%s /bin/echo untraced'], timeout=60)\n"
+              "sys.exit(r.returncode)\n" % lib_path())
+    p = subprocess.run([PY, "-c", script, str(out)], capture_output=True, text=True, timeout=120)
+    assert p.returncode == 0, p.stderr
+    assert "untraced" in p.stdout, p.stdout
+    parent = int(re.search(r"parent=(\d+)", p.stdout).group(1))
+    looks = [l for l in out.read_text().splitlines() if "/proc/%d/fd/" % parent in l]
+    assert 1 <= len(looks) <= 16, looks
+    nums = sorted(int(re.search(r"/fd/(\d+)", l).group(1)) for l in looks)
+    assert nums[-1] == max(int(re.search(r"/fd/(\d+)", l).group(1)) for l in looks)
+    assert nums[0] >= 3, nums
