@@ -444,9 +444,9 @@ int pt_logw_commit(struct pt_logw *w)
 }
 
 /* One event more in the block being filled (the one pt_logw_block opened). */
-void pt_logw_count_event(struct pt_logw *w)
+void pt_logw_count_events(struct pt_logw *w, uint32_t n)
 {
-    w->blk_events[w->nblk]++;
+    w->blk_events[w->nblk] += n;
 }
 
 /* The events of blocks whose write failed since the last call; clears it. */

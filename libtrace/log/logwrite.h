@@ -45,7 +45,7 @@ int  pt_logw_names(struct pt_logw *w, struct pt_shm *s);
 int  pt_logw_status_block(struct pt_logw *w, const struct posix_trace_status_info *st,
                           uint64_t lost);
 int  pt_logw_take_error(struct pt_logw *w);
-void pt_logw_count_event(struct pt_logw *w);
+void pt_logw_count_events(struct pt_logw *w, uint32_t n); /* n more in the open block */
 uint64_t pt_logw_take_lost(struct pt_logw *w);
 int  pt_logw_status_after_error(struct pt_logw *w, const struct posix_trace_status_info *st,
                                 uint64_t lost);

@@ -17,8 +17,10 @@
  *   threads  4 threads, 100 sites, lengths 8..107, 4000 events each
  *   gaps     3 sites, 40 events with pauses of 0, 1 and 80 ms between
  *            them (past a compact record's stamp delta on any clock)
- *   log      sites then lengths, into a stream with a log (policy FLUSH),
- *            read back from the log
+ *   log      sites, then lengths, then fixed (3 call sites of 13, 129 and
+ *            200 bytes each, 3000 events: the flusher's fast path with
+ *            lengths of one and two varint bytes and padded data), into a
+ *            stream with a log (policy FLUSH), read back from the log
  *   loop     a 64 KiB LOOP stream, 100 sites, lengths 8..260, 20000 events:
  *            what is read is a run of the last ones, each exact
  */
@@ -48,11 +50,11 @@ static void emit(int k, trace_event_id_t id, const void *d, size_t len)
     }
 }
 
-enum { M_SITES, M_LENGTHS, M_THREADS, M_GAPS, M_LOG, M_LOOP };
+enum { M_SITES, M_LENGTHS, M_THREADS, M_GAPS, M_LOG, M_LOOP, M_FIXED };
 
 static int site_of(int mode, uint32_t t, uint32_t j)
 {
-    return mode == M_LENGTHS || mode == M_GAPS ? (int)((j + t) % 3)
+    return mode == M_LENGTHS || mode == M_GAPS || mode == M_FIXED ? (int)((j + t) % 3)
                                                : (int)((j * 37 + t * 11) % NSITES);
 }
 
@@ -63,6 +65,7 @@ static size_t len_of(int mode, uint32_t j)
     case M_LENGTHS: return (j * 13) % 301;
     case M_THREADS: return 8 + (j * 7) % 100;
     case M_GAPS: return 8 + j % 5;
+    case M_FIXED: return (size_t[]){ 13, 129, 200 }[(j + 2) % 3]; /* by site: t is 2 */
     default: return 8 + (j * 13) % 253;
     }
 }
@@ -254,16 +257,21 @@ static void run_log(const char *path)
     record(M_SITES, 0, 6000, NULL, NULL);
     CHECK(posix_trace_flush(trid));
     record(M_LENGTHS, 1, 3000, NULL, NULL);
+    record(M_FIXED, 2, 3000, NULL, NULL);
     CHECK(posix_trace_shutdown(trid));
     close(fd);
     fd = open(path, O_RDONLY);
     TC_ASSERT(fd >= 0);
     CHECK(posix_trace_open(fd, &trid));
-    struct check cs = { .mode = M_SITES }, cl = { .mode = M_LENGTHS, .tnum = 1 };
+    struct check cs = { .mode = M_SITES }, cl = { .mode = M_LENGTHS, .tnum = 1 },
+                 cf = { .mode = M_FIXED, .tnum = 2 };
     static tc_event e;
     while (tc_next(trid, &e)) {
         if (e.info.posix_event_id == ev_id && e.len >= 8 && memcmp(e.data + 4, "\1\0\0\0", 4) == 0)
             check_event(&cl, &e, false);
+        else if (e.info.posix_event_id == ev_id && e.len >= 8 &&
+                 memcmp(e.data + 4, "\2\0\0\0", 4) == 0)
+            check_event(&cf, &e, false);
         else if (e.info.posix_event_id == ev_id && e.len < 8)
             check_event(&cl, &e, false);
         else
@@ -271,6 +279,7 @@ static void run_log(const char *path)
     }
     report("log-sites", &cs);
     report("log-lengths", &cl);
+    report("log-fixed", &cf);
     CHECK(posix_trace_close(trid));
     close(fd);
 }
