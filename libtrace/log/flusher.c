@@ -411,12 +411,12 @@ static int64_t pack_fragment(struct pt_handle *h, struct pt_flush *f, uint32_t i
     bool full = false;
     uint32_t packed = 0; /* events in the open block since the last count */
     for (uint32_t off = 0; off < n;) {
-        /* read once: writers' memory (the commit word was read with acquire by the walk) */
         if (!full && from % 4 == 0) { /* records keep offsets 4-aligned */
             off = pack_run(pk, &h->decs[i], src, off, n, &packed);
             if (off >= n)
                 break;
         }
+        /* read once: writers' memory (the commit word was read with acquire by the walk) */
         uint32_t c = pt_rd32(src + off);
         struct pt_drec o = { 0 };
         if (!pt_chain_peek(s, &h->decs[i], src + off, c, from + off, &o) || o.size > n - off) {

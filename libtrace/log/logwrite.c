@@ -443,7 +443,7 @@ int pt_logw_commit(struct pt_logw *w)
     return rc;
 }
 
-/* One event more in the block being filled (the one pt_logw_block opened). */
+/* n events more in the block being filled (the one pt_logw_block opened). */
 void pt_logw_count_events(struct pt_logw *w, uint32_t n)
 {
     w->blk_events[w->nblk] += n;
