@@ -71,30 +71,38 @@ static inline void pt_pack_begin(struct pt_pack *pk, unsigned char *p, uint32_t 
     pk->id = 0;
 }
 
+/* An event's tag and varints into t, against the previous record's stamp,
+ * id and address (last_*): their length. tag: PT_PACK_EVENT, with
+ * PT_PACK_TRUNC for a truncated event. */
+static inline __attribute__((always_inline)) uint32_t
+pt_pack_event_head(unsigned char *t, unsigned tag, uint64_t ts, uint32_t id, uint64_t addr,
+                   uint32_t len, uint64_t last_ts, uint32_t last_id, uint64_t last_addr)
+{
+    if (id == last_id)
+        tag |= PT_PACK_SAME_ID;
+    if (addr != last_addr)
+        tag |= PT_PACK_ADDR;
+    t[0] = (unsigned char)tag;
+    uint32_t k = 1 + pt_pack_varint(t + 1, pt_pack_zigzag((int64_t)(ts - last_ts)));
+    if (!(tag & PT_PACK_SAME_ID))
+        k += pt_pack_varint(t + k, id);
+    if (tag & PT_PACK_ADDR)
+        k += pt_pack_varint(t + k, pt_pack_zigzag((int64_t)(addr - last_addr)));
+    return k + pt_pack_varint(t + k, len);
+}
+
 /* The record's tag and varints into t: their length. */
 static inline __attribute__((always_inline)) uint32_t
 pt_pack_head(const struct pt_pack *pk, const struct pt_rec *rec, bool anchor, unsigned char *t)
 {
-    uint32_t k = 1;
     if (anchor) {
         t[0] = PT_PACK_ANCHOR;
-        k += pt_pack_varint(t + k, pt_pack_zigzag((int64_t)(rec->ts - pk->ts)));
+        uint32_t k = 1 + pt_pack_varint(t + 1, pt_pack_zigzag((int64_t)(rec->ts - pk->ts)));
         return k + pt_pack_varint(t + k, pt_pack_zigzag((int64_t)rec->addr));
     }
-    unsigned tag = PT_PACK_EVENT;
-    if (rec->flags & PT_RF_TRUNCATED)
-        tag |= PT_PACK_TRUNC;
-    if (rec->id == pk->id)
-        tag |= PT_PACK_SAME_ID;
-    if (rec->addr != pk->addr)
-        tag |= PT_PACK_ADDR;
-    t[0] = (unsigned char)tag;
-    k += pt_pack_varint(t + k, pt_pack_zigzag((int64_t)(rec->ts - pk->ts)));
-    if (!(tag & PT_PACK_SAME_ID))
-        k += pt_pack_varint(t + k, rec->id);
-    if (tag & PT_PACK_ADDR)
-        k += pt_pack_varint(t + k, pt_pack_zigzag((int64_t)(rec->addr - pk->addr)));
-    return k + pt_pack_varint(t + k, rec->len);
+    unsigned tag = PT_PACK_EVENT | (rec->flags & PT_RF_TRUNCATED ? PT_PACK_TRUNC : 0u);
+    return pt_pack_event_head(t, tag, rec->ts, rec->id, rec->addr, rec->len, pk->ts, pk->id,
+                              pk->addr);
 }
 
 /* Encode one record (an anchor, or an event whose rec->len data bytes are at

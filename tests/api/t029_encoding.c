@@ -18,9 +18,10 @@
  *   gaps     3 sites, 40 events with pauses of 0, 1 and 80 ms between
  *            them (past a compact record's stamp delta on any clock)
  *   log      sites, then lengths, then fixed (3 call sites of 13, 129 and
- *            200 bytes each, 3000 events: the flusher's fast path with
- *            lengths of one and two varint bytes and padded data), into a
- *            stream with a log (policy FLUSH), read back from the log
+ *            200 bytes each, in runs of 5 events from one site, 3000
+ *            events: the flusher's fast paths, lengths of one and two
+ *            varint bytes, padded data), into a stream with a log (policy
+ *            FLUSH), read back from the log
  *   loop     a 64 KiB LOOP stream, 100 sites, lengths 8..260, 20000 events:
  *            what is read is a run of the last ones, each exact
  */
@@ -54,7 +55,9 @@ enum { M_SITES, M_LENGTHS, M_THREADS, M_GAPS, M_LOG, M_LOOP, M_FIXED };
 
 static int site_of(int mode, uint32_t t, uint32_t j)
 {
-    return mode == M_LENGTHS || mode == M_GAPS || mode == M_FIXED ? (int)((j + t) % 3)
+    if (mode == M_FIXED)
+        return (int)((j / 5 + t) % 3); /* runs of 5 from one site */
+    return mode == M_LENGTHS || mode == M_GAPS ? (int)((j + t) % 3)
                                                : (int)((j * 37 + t * 11) % NSITES);
 }
 
@@ -65,7 +68,7 @@ static size_t len_of(int mode, uint32_t j)
     case M_LENGTHS: return (j * 13) % 301;
     case M_THREADS: return 8 + (j * 7) % 100;
     case M_GAPS: return 8 + j % 5;
-    case M_FIXED: return (size_t[]){ 13, 129, 200 }[(j + 2) % 3]; /* by site: t is 2 */
+    case M_FIXED: return (size_t[]){ 13, 129, 200 }[(j / 5 + 2) % 3]; /* by site: t is 2 */
     default: return 8 + (j * 13) % 253;
     }
 }
@@ -88,12 +91,12 @@ static void record(int mode, uint32_t t, uint32_t n, int64_t *before, int64_t *a
     for (uint32_t j = 0; j < n; j++) {
         size_t len = len_of(mode, j);
         data_of(t, j, d, len);
-        if (mode == M_GAPS) {
-            tc_sleep_ms(j % 3 == 2 ? 80 : (long)(j % 3));
-            before[j] = tc_now_ns();
-        }
-        emit(site_of(mode, t, j), ev_id, d, len);
         if (mode == M_GAPS)
+            tc_sleep_ms(j % 3 == 2 ? 80 : (long)(j % 3));
+        if (before != NULL)
+            before[j] = tc_now_ns();
+        emit(site_of(mode, t, j), ev_id, d, len);
+        if (after != NULL)
             after[j] = tc_now_ns();
     }
 }
@@ -227,8 +230,9 @@ static void run_live(int mode)
     } else {
         uint32_t n = mode == M_SITES ? 6000 : mode == M_LENGTHS ? 3000
                    : mode == M_GAPS ? 40 : 20000;
-        record(mode, 0, n, before, after);
-        if (mode == M_GAPS) {
+        bool gaps = mode == M_GAPS; /* the clock read around each event */
+        record(mode, 0, n, gaps ? before : NULL, gaps ? after : NULL);
+        if (gaps) {
             c.before = before;
             c.after = after;
         }
@@ -257,14 +261,15 @@ static void run_log(const char *path)
     record(M_SITES, 0, 6000, NULL, NULL);
     CHECK(posix_trace_flush(trid));
     record(M_LENGTHS, 1, 3000, NULL, NULL);
-    record(M_FIXED, 2, 3000, NULL, NULL);
+    static int64_t before[3000], after[3000]; /* the fixed set's stamps, checked too */
+    record(M_FIXED, 2, 3000, before, after);
     CHECK(posix_trace_shutdown(trid));
     close(fd);
     fd = open(path, O_RDONLY);
     TC_ASSERT(fd >= 0);
     CHECK(posix_trace_open(fd, &trid));
     struct check cs = { .mode = M_SITES }, cl = { .mode = M_LENGTHS, .tnum = 1 },
-                 cf = { .mode = M_FIXED, .tnum = 2 };
+                 cf = { .mode = M_FIXED, .tnum = 2, .before = before, .after = after };
     static tc_event e;
     while (tc_next(trid, &e)) {
         if (e.info.posix_event_id == ev_id && e.len >= 8 && memcmp(e.data + 4, "\1\0\0\0", 4) == 0)

@@ -71,9 +71,11 @@ def test_stamps_past_a_delta():
 def test_through_a_log(tmp_path):
     """The same events through a log (stream-full-policy FLUSH, a flush between
     the first two sets), and a third set of three call sites with fixed
-    lengths of 13, 129 and 200 bytes (the flusher's fast path for compact
-    records, libtrace/log/flusher.c pack_run: padded data, a length of two
-    varint bytes): read back from the log, every event exact, nothing lost."""
+    lengths of 13, 129 and 200 bytes, in runs of five events from one site
+    (the flusher's fast paths for compact records, libtrace/log/flusher.c
+    pack_run, a site's first event and the same site again: padded data, a
+    length of two varint bytes): read back from the log, every event exact,
+    nothing lost."""
     out = run("t029_encoding", "log", str(tmp_path / "enc.log"), timeout=60)
     r = results(out)
     assert r["log-sites"] == (6000, 100, 100, 0, 0, "ok", 0, 0), out
