@@ -375,7 +375,7 @@ static void plan_event(struct pt_wcur *cur, trace_event_id_t id, uint64_t ts, ui
     p->cl = NULL;
     p->define = false;
     if (rflags == 0 && ts - cur->prev_ts < PT_DELTA_LIMIT && cur->cache != pt_wcache_none) {
-        if (site && pt_wcache_fits(&cl->c, len)) {
+        if (pt_wclass_takes(cl, addr, id, len)) {
             p->cl = cl;
             p->varlen = cl->c.varlen;
         } else if (cur->ncls < PT_NCLASS) {
@@ -848,8 +848,8 @@ __attribute__((noinline)) static void event_realtime(struct pt_shm *s, struct pt
  * with an entry, one attached stream, running, the thread's level-0 slot
  * already acquired, data within max-data-size, the event's class in the
  * cursor's cache, its stamp within a delta of the previous one, room left
- * in the chunk and no anchor due. A stream not stamped by the TSC takes it
- * too, with a call to clock_gettime in it. Inlined into the system events'
+ * in the chunk and no anchor due. A stream not stamped by the TSC goes on
+ * in event_realtime after the checks up to the stamp. Inlined into the system events'
  * entry points (sys_event: a call and a frame less per intercepted call);
  * event_wanted below for posix_trace_event.
  */
@@ -910,11 +910,10 @@ event_stamped(struct pt_shm *s, struct pt_thread *t, struct pt_wcur *w, trace_ev
     if (t0 != 0)
         put_duration(s, ts, t0, data);
     const struct pt_wclass *cl = &w->cache[pt_wcache_at(addr, id)];
-    uint64_t key = cl->key, pos = w->wpos, delta = ts - w->prev_ts;
+    uint64_t pos = w->wpos, delta = ts - w->prev_ts;
     uint32_t hdr = cl->hdr, word = cl->word;
     uint32_t size = hdr + pt_round4((uint32_t)len);
-    if (unlikely(cl->c.addr != addr ||
-                 (key != pt_wkey(id, (uint32_t)len) && key != pt_wkey_var(id)) ||
+    if (unlikely(!pt_wclass_takes(cl, addr, id, (uint32_t)len) ||
                  delta >= PT_DELTA_LIMIT || ts - w->anchor_ts >= PT_ANCHOR_TICKS ||
                  pos + size > w->wend)) {
         event_write(s, w, PT_IDL(id, len), ts, data, addr);

@@ -115,15 +115,18 @@ static inline uint32_t pt_wcache_at(uint64_t addr, uint32_t id)
 {
     return ((uint32_t)addr ^ (uint32_t)(addr >> 5) ^ id) % PT_WCACHE;
 }
-/* The entry holds a class of the events from addr with type id... */
+/* The entry holds a class of the events from addr with type id (of another
+ * length, it is redefined VARLEN: record.c, plan_event). */
 static inline bool pt_wcache_site(const struct pt_rclass *cl, uint64_t addr, uint32_t id)
 {
     return cl->cls != 0 && cl->addr == addr && cl->id == id;
 }
-/* ...and that class fits one of len bytes. */
-static inline bool pt_wcache_fits(const struct pt_rclass *cl, uint32_t len)
+/* The entry holds the class an event of len bytes from addr with type id
+ * is written with (a site's class fits it by length, or is VARLEN). */
+static inline bool pt_wclass_takes(const struct pt_wclass *cl, uint64_t addr, uint32_t id,
+                                   uint32_t len)
 {
-    return cl->varlen || cl->len == len;
+    return cl->c.addr == addr && (cl->key == pt_wkey(id, len) || cl->key == pt_wkey_var(id));
 }
 extern struct pt_wcur pt_wcurs[PT_MAX_ATTACH * PT_NSLOTS]; /* att * PT_NSLOTS + slot */
 _Static_assert(PT_MAX_ATTACH * PT_NSLOTS < 65536, "pt_thread.slot holds a cursor index");
