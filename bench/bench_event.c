@@ -574,12 +574,12 @@ static int allowed_cpus(cpu_set_t *all)
 }
 
 /* A writer's attributes: on the k-th CPU this process may use, when it may
- * use two or more (k < 0: anywhere). */
+ * use two or more. */
 static void writer_attr(pthread_attr_t *a, int k)
 {
     cpu_set_t all, one;
     CHECK(pthread_attr_init(a));
-    if (k < 0 || allowed_cpus(&all) < 2)
+    if (allowed_cpus(&all) < 2)
         return;
     CPU_ZERO(&one);
     for (int c = 0, i = 0; c < CPU_SETSIZE; c++) {
@@ -730,7 +730,7 @@ struct wtime {
 
 /* nthreads writers of per_thread events each (plain: the control's stores
  * there instead; alu: the arithmetic control instead), writer t on the
- * (cpu + t)-th CPU this process may use (cpu < 0: anywhere). */
+ * (cpu + t)-th CPU this process may use. */
 static struct wtime time_writers(int nthreads, long per_thread, unsigned char *plain, bool alu,
                                  int cpu)
 {
@@ -742,7 +742,7 @@ static struct wtime time_writers(int nthreads, long per_thread, unsigned char *p
         w[t] = (struct writer_arg){ .gate = &gate, .n = per_thread, .tag = (uint64_t)t,
                                     .plain = plain, .alu = alu };
         pthread_attr_t a;
-        writer_attr(&a, cpu < 0 ? -1 : cpu + t);
+        writer_attr(&a, cpu + t);
         CHECK(pthread_create(&th[t], &a, writer_main, &w[t]));
         CHECK(pthread_attr_destroy(&a));
     }
@@ -850,12 +850,13 @@ static void bench_threads(long m, size_t *stream_size, struct threads_result *re
     *stream_size = size;
 
     /* the control's memory, touched before it is timed, as the stream's is */
-    unsigned char *plain = malloc((size_t)2 * (size_t)m * PLAIN_REC + 8);
+    size_t plain_bytes = (size_t)2 * (size_t)m * PLAIN_REC + 8;
+    unsigned char *plain = malloc(plain_bytes);
     if (plain == NULL) {
         fail("no memory for the plain-store control");
         exit(1);
     }
-    memset(plain, 0, (size_t)2 * (size_t)m * PLAIN_REC + 8);
+    memset(plain, 0, plain_bytes);
     trace_id_t trid = stream_create(size);
     res->alone_ns = 1e30;
     /* Alternate 1 and 2 threads so slow drifts of the machine hit both, and
